@@ -1,0 +1,61 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
+import { keys } from "./redis-keys.ts";
+
+/**
+ * Bots and their tokens. Only a SHA-256 of each token is stored; a call's token is checked by
+ * hashing it and comparing, so a rotated token fails on every gateway replica at once.
+ */
+
+export interface BotRecord {
+  id: string;
+  username: string;
+  first_name: string;
+}
+
+export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+export const newSecret = () => randomBytes(26).toString("base64url").slice(0, 35);
+
+export type TokenCheck =
+  | { outcome: "malformed" }
+  | { outcome: "unknown" }
+  | { outcome: "ok"; bot: BotRecord };
+
+/** Token shape the official server accepts: `<positive id>:<secret>`, at most 80 chars, no `/`. */
+export function parseToken(token: string): { id: string } | undefined {
+  if (token.length === 0 || token.length > 80 || token.includes("/")) return undefined;
+  const colon = token.indexOf(":");
+  if (colon <= 0) return undefined;
+  const id = token.slice(0, colon);
+  if (!/^[1-9]\d{0,15}$/.test(id)) return undefined;
+  return { id };
+}
+
+export async function checkToken(redis: Redis, token: string): Promise<TokenCheck> {
+  const parsed = parseToken(token);
+  if (!parsed) return { outcome: "malformed" };
+  const [hash, username, firstName] = await redis.hmget(keys.bot(parsed.id), "token_hash", "username", "first_name");
+  if (!hash || hash !== hashToken(token)) return { outcome: "unknown" };
+  return { outcome: "ok", bot: { id: parsed.id, username: username!, first_name: firstName! } };
+}
+
+export async function getBot(redis: Redis, botId: string): Promise<BotRecord | undefined> {
+  const [username, firstName] = await redis.hmget(keys.bot(botId), "username", "first_name");
+  if (!username) return undefined;
+  return { id: botId, username, first_name: firstName ?? username };
+}
+
+/** The Bot API User object of a bot, as getMe returns it. */
+export function botUser(bot: BotRecord) {
+  return {
+    id: Number(bot.id),
+    is_bot: true,
+    first_name: bot.first_name,
+    username: bot.username,
+    can_join_groups: true,
+    can_read_all_group_messages: false,
+    supports_inline_queries: false,
+    can_connect_to_business: false,
+    has_main_web_app: false,
+  };
+}

@@ -1,0 +1,85 @@
+import { z } from "zod";
+
+/**
+ * Configuration comes from the environment, is parsed once by `loadConfig` in a service's
+ * main.ts, frozen, and passed down. A bad value stops the process with one line naming it.
+ */
+
+const bool = (dflt: boolean) =>
+  z
+    .enum(["true", "false", "1", "0", "yes", "no"])
+    .default(dflt ? "true" : "false")
+    .transform((v) => v === "true" || v === "1" || v === "yes");
+const port = (dflt: number) => z.coerce.number().int().min(0).max(65535).default(dflt);
+const url = (dflt: string) => z.url({ protocol: /^https?$/ }).default(dflt);
+
+const common = {
+  HOST: z.string().min(1).default("127.0.0.1"),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must start with redis:// or rediss://").default("redis://127.0.0.1:6379"),
+  INTERNAL_TOKEN: z.string().default(""),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+};
+
+export const GatewayConfig = z.object({
+  ...common,
+  PORT: port(8081),
+  PLATFORM_TOKEN: z.string().min(16, "must be at least 16 characters"),
+  INVOICES_URL: url("http://127.0.0.1:8082"),
+  UPDATES_URL: url("http://127.0.0.1:8083"),
+});
+export type GatewayConfig = z.infer<typeof GatewayConfig>;
+
+export const InvoicesConfig = z.object({
+  ...common,
+  INVOICES_PORT: port(8082),
+});
+export type InvoicesConfig = z.infer<typeof InvoicesConfig>;
+
+export const UpdatesConfig = z.object({
+  ...common,
+  UPDATES_PORT: port(8083),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
+});
+export type UpdatesConfig = z.infer<typeof UpdatesConfig>;
+
+export const WorkerConfig = z.object({
+  ...common,
+  WORKER_PORT: port(8084),
+  /** Bots drained at once by one worker process. */
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(10_000).default(64),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool(false),
+  WEBHOOK_TELEGRAM_HEADER_ALIAS: bool(true),
+  INVOICES_URL: url("http://127.0.0.1:8082"),
+  UPDATES_URL: url("http://127.0.0.1:8083"),
+});
+export type WorkerConfig = z.infer<typeof WorkerConfig>;
+
+/** Every variable any service reads, for checking the compose file. */
+export const ALL_CONFIG_SCHEMAS = { gateway: GatewayConfig, invoices: InvoicesConfig, updates: UpdatesConfig, "webhook-worker": WorkerConfig };
+
+export class ConfigError extends Error {}
+
+/** Parses the environment; throws a ConfigError whose message is one line naming the variable. */
+export function parseConfig<S extends z.ZodObject>(schema: S, env: Record<string, string | undefined>): Readonly<z.infer<S>> {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? "environment");
+    throw new ConfigError(`invalid environment variable ${name}: ${issue.message}`);
+  }
+  return Object.freeze(parsed.data);
+}
+
+/** For main.ts: parse or print the one line and exit. */
+export function loadConfig<S extends z.ZodObject>(service: string, schema: S, env = process.env): Readonly<z.infer<S>> {
+  try {
+    return parseConfig(schema, env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`starpost ${service}: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,22 @@
+import { BotApiError } from "./errors.ts";
+
+/** The Bot API success envelope; `description` appears on a few results (setWebhook). */
+export function okEnvelope(result: unknown, description?: string) {
+  return description === undefined ? { ok: true as const, result } : { ok: true as const, result, description };
+}
+
+/** HTTP status, headers and body of a failed call, exactly as the official server sends them. */
+export function errorReply(err: BotApiError) {
+  const headers: Record<string, string> = {};
+  if (err.parameters?.retry_after !== undefined) headers["retry-after"] = String(err.parameters.retry_after);
+  return { status: err.error_code, headers, body: err.toJSON() };
+}
+
+/** Outcome of a method handler: a result, or an error from the registry. */
+export type MethodOutcome =
+  | { ok: true; result: unknown; description?: string }
+  | { ok: false; error: BotApiError };
+
+export const success = (result: unknown, description?: string): MethodOutcome =>
+  description === undefined ? { ok: true, result } : { ok: true, result, description };
+export const failure = (error: BotApiError): MethodOutcome => ({ ok: false, error });

@@ -1,0 +1,120 @@
+/**
+ * The one registry of Bot API errors starpost answers. Every error a handler returns is built
+ * from an entry here; `test/errors.test.ts` checks each entry is used in the code and listed in
+ * docs/errors.md. Texts match the official server (tdlib/telegram-bot-api) where it has one.
+ */
+
+export interface BotApiErrorBody {
+  error_code: number;
+  description: string;
+  parameters?: { retry_after?: number; migrate_to_chat_id?: number };
+}
+
+/** The error object has the wire's shape, like grammY's GrammyError. */
+export class BotApiError extends Error {
+  readonly error_code: number;
+  readonly description: string;
+  readonly parameters?: BotApiErrorBody["parameters"];
+  constructor(body: BotApiErrorBody) {
+    super(body.description);
+    this.name = "BotApiError";
+    this.error_code = body.error_code;
+    this.description = body.description;
+    if (body.parameters && Object.keys(body.parameters).length > 0) this.parameters = body.parameters;
+  }
+  toJSON(): BotApiErrorBody & { ok: false } {
+    return {
+      ok: false,
+      error_code: this.error_code,
+      description: this.description,
+      ...(this.parameters ? { parameters: this.parameters } : {}),
+    };
+  }
+}
+
+const bad = (text: string) => new BotApiError({ error_code: 400, description: `Bad Request: ${text}` });
+
+export const Errors = {
+  // The request front (gateway)
+  notFound: () => new BotApiError({ error_code: 404, description: "Not Found" }),
+  methodNotFound: () => new BotApiError({ error_code: 404, description: "Not Found: method not found" }),
+  invalidToken: () => new BotApiError({ error_code: 401, description: "Unauthorized: invalid token specified" }),
+  unauthorized: () => new BotApiError({ error_code: 401, description: "Unauthorized" }),
+  tooLarge: () => new BotApiError({ error_code: 413, description: "Request Entity Too Large" }),
+  badRequestBody: () => bad("can't parse request body"),
+  internal: () => new BotApiError({ error_code: 500, description: "Internal Server Error" }),
+  serviceUnavailable: () => new BotApiError({ error_code: 502, description: "Bad Gateway" }),
+  tooManyRequests: (retryAfter: number) =>
+    new BotApiError({
+      error_code: 429,
+      description: `Too Many Requests: retry after ${retryAfter}`,
+      parameters: { retry_after: retryAfter },
+    }),
+
+  // Generic parameter checks
+  paramRequired: (name: string) => bad(`parameter "${name}" is required`),
+  paramInvalid: (name: string, why: string) => bad(`parameter "${name}" ${why}`),
+  jsonParam: (name: string) => bad(`can't parse ${name} JSON object`),
+
+  // Platform API
+  platformUnauthorized: () => new BotApiError({ error_code: 401, description: "Unauthorized" }),
+  botNotFound: () => new BotApiError({ error_code: 404, description: "Not Found: bot not found" }),
+  usernameInvalid: () => bad("username must be 5-32 characters of A-Z, a-z, 0-9 and _ and end in \"bot\""),
+  usernameTaken: () => bad("username is already taken"),
+  tokenFormatInvalid: () => bad("token must look like <bot id>:<secret>"),
+  tokenTaken: () => bad("a bot with this id already exists"),
+  chatInvalid: (why: string) => bad(`invalid chat: ${why}`),
+  updateInvalid: (why: string) => bad(`invalid update: ${why}`),
+  updateKindNeverProduced: (kind: string) => bad(`update kind "${kind}" is never produced`),
+  updateKindUnknown: (kind: string) => bad(`unknown update kind "${kind}"`),
+  tooManyUpdates: () => bad("at most 1000 updates per call"),
+
+  // getUpdates and webhooks
+  conflictWebhookActive: () =>
+    new BotApiError({
+      error_code: 409,
+      description:
+        "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+    }),
+  conflictOtherGetUpdates: () =>
+    new BotApiError({
+      error_code: 409,
+      description:
+        "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+    }),
+  conflictSetWebhook: () =>
+    new BotApiError({ error_code: 409, description: "Conflict: terminated by setWebhook request" }),
+  webhookUrlInvalid: () => bad("invalid webhook URL specified"),
+  secretTokenTooLong: () => bad("secret token is too long"),
+  secretTokenChars: () => bad("secret token contains unallowed characters"),
+  webhookIpInvalid: () => bad("bad webhook: Invalid IP address specified"),
+  webhookIpReserved: (ip: string) => bad(`bad webhook: IP address ${ip} is reserved`),
+  webhookHostUnresolved: () => bad("bad webhook: Failed to resolve host: Name or service not known"),
+
+  // sendInvoice and the Stars lifecycle
+  paymentProviderInvalid: () => bad("PAYMENT_PROVIDER_INVALID"),
+  starsInvoiceInvalid: () => bad("STARS_INVOICE_INVALID"),
+  pricesJson: () => bad("can't parse prices JSON object"),
+  pricesNotArray: () => bad("expected an Array of labeled prices"),
+  labeledPrice: (why: string) => bad(`can't parse labeled price: ${why}`),
+  noPrices: () => bad("there must be at least one price"),
+  titleInvalid: () => bad("INVOICE_TITLE_INVALID"),
+  descriptionInvalid: () => bad("INVOICE_DESCRIPTION_INVALID"),
+  payloadInvalid: () => bad("INVOICE_PAYLOAD_INVALID"),
+  tipsInvalid: (why: string) => bad(why),
+  chatIdEmpty: () => bad("chat_id is empty"),
+  chatNotFound: () => bad("chat not found"),
+  chatTypeUnsupported: () => bad("star invoices can be sent only to private chats and channels"),
+  replyMarkupInvalid: () => bad("the first button of the first row must be a Pay button"),
+  replyMarkupJson: () => bad("can't parse inline keyboard button: JSON object expected"),
+  replyNotFound: () => bad("message to be replied not found"),
+  preCheckoutErrorRequired: () => bad('parameter "error_message" is required'),
+  preCheckoutQueryInvalid: () => bad("query is too old and response timeout expired or query ID is invalid"),
+  chargeNotFound: () => bad("CHARGE_NOT_FOUND"),
+  chargeAlreadyRefunded: () => bad("CHARGE_ALREADY_REFUNDED"),
+  subscriptionPeriodInvalid: () => bad("SUBSCRIPTION_PERIOD_INVALID"),
+  userNotFound: () => bad("user not found"),
+  invoiceMessageNotFound: () => bad("invoice message not found"),
+} as const;
+
+export type ErrorName = keyof typeof Errors;

@@ -1,0 +1,33 @@
+import { readFileSync } from "node:fs";
+import type { Redis } from "ioredis";
+
+/** starpost's Lua commands, each defined once per client with defineCommand. */
+const SCRIPTS = {
+  spAppendUpdate: { file: "append-update.lua", keys: 4 },
+  spPollUpdates: { file: "poll-updates.lua", keys: 1 },
+} as const;
+
+type Arg = string | number;
+
+declare module "ioredis" {
+  interface RedisCommander<Context> {
+    spAppendUpdate(...args: Arg[]): Promise<[number, string, number]>;
+    spPollUpdates(...args: Arg[]): Promise<string[]>;
+  }
+}
+
+const sources = new Map<string, string>();
+function source(file: string): string {
+  let lua = sources.get(file);
+  if (lua === undefined) {
+    lua = readFileSync(new URL(`./${file}`, import.meta.url), "utf8");
+    sources.set(file, lua);
+  }
+  return lua;
+}
+
+export function defineScripts(client: Redis): void {
+  for (const [name, { file, keys }] of Object.entries(SCRIPTS)) {
+    client.defineCommand(name, { numberOfKeys: keys, lua: source(file) });
+  }
+}

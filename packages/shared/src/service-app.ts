@@ -1,0 +1,98 @@
+import { timingSafeEqual } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Errors, type BotApiError } from "./errors.ts";
+import { errorReply, okEnvelope, type MethodOutcome } from "./envelope.ts";
+import { findMethod, METHODS, type MethodName, type ParamsOf } from "./methods.ts";
+import type { Registry } from "./metrics.ts";
+import { parseParams } from "./params/parse.ts";
+import { INTERNAL_TOKEN_HEADER } from "./service-client.ts";
+
+/** What a method handler gets: the authenticated bot, its validated params, and an abort signal. */
+export interface MethodContext<M extends MethodName> {
+  botId: string;
+  params: ParamsOf<M>;
+  /** aborted when the caller (the bot's HTTP request) goes away. */
+  signal: AbortSignal;
+}
+export type MethodHandlers = { [M in MethodName]?: (ctx: MethodContext<M>) => Promise<MethodOutcome> };
+
+export function sendError(reply: FastifyReply, err: BotApiError) {
+  const { status, headers, body } = errorReply(err);
+  return reply.code(status).headers(headers).send(body);
+}
+
+export function sendOutcome(reply: FastifyReply, outcome: MethodOutcome) {
+  if (!outcome.ok) return sendError(reply, outcome.error);
+  return reply.code(200).send(okEnvelope(outcome.result, outcome.description));
+}
+
+function tokenMatches(given: unknown, expected: string): boolean {
+  if (expected === "") return true;
+  if (typeof given !== "string") return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** Internal routes are only for the gateway and workers; INTERNAL_TOKEN guards them when set. */
+export function guardInternal(app: FastifyInstance, internalToken: string) {
+  app.addHook("onRequest", async (req, reply) => {
+    if (req.url.startsWith("/internal/") && !tokenMatches(req.headers[INTERNAL_TOKEN_HEADER], internalToken)) {
+      return sendError(reply, Errors.unauthorized());
+    }
+  });
+}
+
+/** `POST /internal/call/:method`: validate with the method table's schema, run the handler. */
+export function registerMethodRoute(app: FastifyInstance, handlers: MethodHandlers) {
+  app.post<{ Params: { method: string }; Body: { botId?: unknown; params?: unknown } }>(
+    "/internal/call/:method",
+    async (req, reply) => {
+      const method = findMethod(req.params.method);
+      const handler = method && (handlers[method] as ((ctx: MethodContext<MethodName>) => Promise<MethodOutcome>) | undefined);
+      if (!method || !handler) return sendError(reply, Errors.methodNotFound());
+      const { botId, params } = req.body ?? {};
+      if (typeof botId !== "string" || typeof params !== "object" || params === null) {
+        return sendError(reply, Errors.badRequestBody());
+      }
+      const parsed = parseParams(method, params as Record<string, unknown>);
+      if (!parsed.ok) return sendError(reply, parsed.error);
+      return sendOutcome(reply, await handler({ botId, params: parsed.params, signal: abortOnClose(req) }));
+    },
+  );
+}
+
+/** An AbortSignal that fires when the client closes the connection before the answer. */
+export function abortOnClose(req: FastifyRequest): AbortSignal {
+  const controller = new AbortController();
+  req.raw.socket.once("close", () => controller.abort());
+  req.raw.once("close", () => {
+    if (!req.raw.complete || req.raw.destroyed) controller.abort();
+  });
+  return controller.signal;
+}
+
+export interface OpsOptions {
+  registry: Registry;
+  /** true when every dependency (Redis, downstream services) answers. */
+  ready: () => Promise<boolean>;
+}
+
+/** /healthz (alive), /readyz (dependencies reachable), /metrics (Prometheus text), request metrics. */
+export function registerOps(app: FastifyInstance, { registry, ready }: OpsOptions) {
+  const requests = registry.counter("starpost_http_requests_total", "HTTP requests answered, by route and status");
+  const latency = registry.histogram("starpost_http_request_duration_seconds", "HTTP request latency, by route");
+  app.addHook("onResponse", async (req, reply) => {
+    const route = req.routeOptions.url ?? "unmatched";
+    requests.inc({ route, status: reply.statusCode });
+    latency.observe(reply.elapsedTime / 1000, { route });
+  });
+  app.get("/healthz", async () => ({ ok: true }));
+  app.get("/readyz", async (_req, reply) => {
+    const ok = await ready().catch(() => false);
+    return reply.code(ok ? 200 : 503).send({ ok });
+  });
+  app.get("/metrics", async (_req, reply) => reply.type("text/plain; version=0.0.4").send(await registry.render()));
+}
+
+export { METHODS };

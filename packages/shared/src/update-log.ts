@@ -1,0 +1,92 @@
+import type { Redis } from "ioredis";
+import { keys } from "./redis-keys.ts";
+import { updateKind } from "./update-kinds.ts";
+
+/** At most this many unconfirmed updates per bot; beyond it new ones are dropped. */
+export const MAX_PENDING_UPDATES = 100_000;
+
+export type AppendOutcome =
+  | { outcome: "appended"; update_id: number; webhook: boolean }
+  | { outcome: "dropped"; reason: "not_allowed" | "too_many_pending" | "unknown_kind" };
+
+/**
+ * Appends one update (`{<kind>: payload}` without update_id) to the bot's log. Filtering by
+ * allowed_updates happens here, at creation, as in the official server; queued updates stay.
+ */
+export async function appendUpdate(
+  redis: Redis,
+  botId: string,
+  kindName: string,
+  payload: unknown,
+  now = Date.now(),
+): Promise<AppendOutcome> {
+  const kind = updateKind(kindName);
+  if (!kind || !kind.produced) return { outcome: "dropped", reason: "unknown_kind" };
+  const [id, reason, webhook] = await redis.spAppendUpdate(
+    keys.updateLog(botId),
+    keys.updateSeq(botId),
+    keys.allowedUpdates(botId),
+    keys.webhook(botId),
+    kind.name,
+    kind.optIn ? "1" : "0",
+    kind.queueKey(payload as Record<string, unknown>),
+    now + kind.lifetime * 1000,
+    JSON.stringify(payload),
+    MAX_PENDING_UPDATES,
+    keys.wakeChannel(),
+    botId,
+  );
+  if (id === 0) return { outcome: "dropped", reason: reason as "not_allowed" | "too_many_pending" };
+  return { outcome: "appended", update_id: id, webhook: webhook === 1 };
+}
+
+/**
+ * getUpdates' read: confirms below `offset` (negative: keeps the newest |offset|), skips and
+ * deletes expired updates, and returns up to `limit` update JSON strings in id order.
+ */
+export async function pollUpdates(redis: Redis, botId: string, offset: number, limit: number, now = Date.now()) {
+  return redis.spPollUpdates(keys.updateLog(botId), offset, limit, now);
+}
+
+/** One entry of the log as the webhook worker sees it. */
+export interface LogEntry {
+  update_id: number;
+  kind: string;
+  queue: string;
+  expiresAt: number;
+  /** the Update JSON, exactly as delivered. */
+  json: string;
+}
+
+/** Reads up to `count` entries after `afterId` (exclusive), oldest first, without confirming. */
+export async function readEntries(redis: Redis, botId: string, afterId: number, count: number): Promise<LogEntry[]> {
+  const start = afterId > 0 ? `(${afterId}-0` : "-";
+  const rows = (await redis.xrange(keys.updateLog(botId), start, "+", "COUNT", count)) as [string, string[]][];
+  return rows.map(([id, f]) => {
+    const fields: Record<string, string> = {};
+    for (let i = 0; i < f.length; i += 2) fields[f[i]!] = f[i + 1]!;
+    return {
+      update_id: Number(id.slice(0, id.indexOf("-"))),
+      kind: fields.k!,
+      queue: fields.q!,
+      expiresAt: Number(fields.x),
+      json: fields.u!,
+    };
+  });
+}
+
+/** Confirms (deletes) the given updates, e.g. after a webhook delivery succeeded or expired. */
+export async function confirmUpdates(redis: Redis, botId: string, updateIds: number[]): Promise<number> {
+  if (updateIds.length === 0) return 0;
+  return redis.xdel(keys.updateLog(botId), ...updateIds.map((id) => `${id}-0`));
+}
+
+/** Unconfirmed updates, in-flight ones included (getWebhookInfo's pending_update_count). */
+export async function pendingCount(redis: Redis, botId: string): Promise<number> {
+  return redis.xlen(keys.updateLog(botId));
+}
+
+/** drop_pending_updates: forgets every unconfirmed update; ids keep increasing. */
+export async function dropPending(redis: Redis, botId: string): Promise<void> {
+  await redis.del(keys.updateLog(botId));
+}

@@ -1,0 +1,3 @@
+export * from "./bot-api.ts";
+export * from "./redis-server.ts";
+export * from "./stack.ts";

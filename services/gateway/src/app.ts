@@ -1,0 +1,55 @@
+import type { FastifyInstance } from "fastify";
+import type { Redis } from "ioredis";
+import {
+  BotApiError,
+  Errors,
+  registerOps,
+  Registry,
+  createHttpServer,
+  sendError,
+  type Logger,
+  type ServiceClient,
+} from "@starpost/shared";
+import { BODY_LIMIT, registerBodyParsers } from "./routes/body.ts";
+import { registerBotApi } from "./routes/bot-api.ts";
+import { registerPlatformApi } from "./routes/platform.ts";
+
+export interface GatewayDeps {
+  redis: Redis;
+  services: ServiceClient;
+  logger: Logger;
+  platformToken: string;
+  registry?: Registry;
+}
+
+/** Builds the gateway: the Bot API front, the platform API, health and metrics. Never listens. */
+export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  const app = createHttpServer(deps.logger, { bodyLimit: BODY_LIMIT, return503OnClosing: false });
+  const registry = deps.registry ?? new Registry();
+
+  await registerBodyParsers(app);
+  registerOps(app, {
+    registry,
+    ready: async () =>
+      (await deps.redis.ping()) === "PONG" &&
+      (await deps.services.ping("updates")) &&
+      (await deps.services.ping("invoices")),
+  });
+  registerPlatformApi(app, { services: deps.services, platformToken: deps.platformToken });
+  registerBotApi(app, { redis: deps.redis, services: deps.services });
+
+  app.setNotFoundHandler((_req, reply) => sendError(reply, Errors.notFound()));
+  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    if (err instanceof BotApiError) return sendError(reply, err);
+    const status = err.statusCode ?? 500;
+    if (status === 413) return sendError(reply, Errors.tooLarge());
+    if (status >= 400 && status < 500) return sendError(reply, Errors.badRequestBody());
+    req.log.error({ err: { message: err.message, stack: err.stack } }, "request failed");
+    return sendError(reply, status === 502 || isConnectError(err) ? Errors.serviceUnavailable() : Errors.internal());
+  });
+  return app;
+}
+
+function isConnectError(err: Error & { code?: string }): boolean {
+  return err.code === "ECONNREFUSED" || err.code === "UND_ERR_SOCKET" || err.code === "ECONNRESET";
+}

@@ -1,0 +1,1 @@
+export { buildApp, type GatewayDeps } from "./app.ts";

@@ -1,0 +1,74 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import multipart from "@fastify/multipart";
+import { BotApiError, Errors } from "@starpost/shared";
+
+/** Parameters total at most 1 MiB, as in the official server. */
+export const BODY_LIMIT = 1024 * 1024;
+
+/** A parsed body or query: parameter name -> string (forms) or any JSON value (JSON bodies). */
+export type Params = Record<string, unknown>;
+
+function parseJson(raw: string): Params {
+  if (raw.trim() === "") return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw Errors.badRequestBody();
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw Errors.badRequestBody();
+  return value as Params;
+}
+
+function parseForm(raw: string): Params {
+  return Object.fromEntries(new URLSearchParams(raw));
+}
+
+/** Parses a non-multipart body by its content type; any other type is ignored like an empty body. */
+export function parseBody(contentType: string | undefined, raw: string): Params {
+  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type === "application/json") return parseJson(raw);
+  if (type === "application/x-www-form-urlencoded") return parseForm(raw);
+  return {};
+}
+
+/**
+ * Registers the body parsers: JSON and forms as text (parsed by `parseBody`, which turns every
+ * failure into a Bot API error), multipart with files kept as a marker, anything else ignored.
+ */
+export async function registerBodyParsers(app: FastifyInstance) {
+  app.removeAllContentTypeParsers();
+  const asText = (req: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void) => {
+    try {
+      done(null, parseBody(req.headers["content-type"], body));
+    } catch (err) {
+      done(err as BotApiError);
+    }
+  };
+  app.addContentTypeParser(["application/json", "application/x-www-form-urlencoded"], { parseAs: "string" }, asText);
+  await app.register(multipart, {
+    // Files (setWebhook's certificate) are accepted and ignored: each becomes the marker `true`.
+    attachFieldsToBody: "keyValues",
+    onFile: async (part) => {
+      part.file.resume();
+      (part as unknown as { value: unknown }).value = true;
+    },
+    limits: { fileSize: BODY_LIMIT, fieldSize: BODY_LIMIT, fields: 1000, files: 10, parts: 1010 },
+  });
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, _body, done) => done(null, {}));
+}
+
+/** Reads the body of a GET request, which fastify does not parse (the official server does). */
+export async function readGetBody(req: FastifyRequest): Promise<Params> {
+  const length = Number(req.headers["content-length"] ?? 0);
+  if (!(length > 0) && req.headers["transfer-encoding"] === undefined) return {};
+  if (length > BODY_LIMIT) throw Errors.tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req.raw) {
+    size += (chunk as Buffer).length;
+    if (size > BODY_LIMIT) throw Errors.tooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return parseBody(req.headers["content-type"], Buffer.concat(chunks).toString("utf8"));
+}

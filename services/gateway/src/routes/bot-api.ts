@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Redis } from "ioredis";
+import {
+  abortOnClose,
+  botUser,
+  checkToken,
+  Errors,
+  findMethod,
+  METHODS,
+  parseParams,
+  sendError,
+  sendOutcome,
+  success,
+  type BotRecord,
+  type MethodName,
+  type MethodOutcome,
+  type ServiceClient,
+} from "@starpost/shared";
+import { readGetBody, type Params } from "./body.ts";
+
+export interface BotApiDeps {
+  redis: Redis;
+  services: ServiceClient;
+}
+
+const BOT_PATH = /^\/bot([^/]*)\/([^/]*)$/;
+
+/** Methods the gateway answers itself (the table's `gateway` rows). */
+const own: Partial<Record<MethodName, (bot: BotRecord) => MethodOutcome>> = {
+  getMe: (bot) => success(botUser(bot)),
+  // starpost is the bot's only server: logging out or closing has nothing to release.
+  logOut: () => success(true),
+  close: () => success(true),
+};
+
+/** Merges query string and body; on a duplicate name the query string wins. */
+async function collectParams(req: FastifyRequest): Promise<Params> {
+  const body = req.method === "GET" || req.method === "HEAD" ? await readGetBody(req) : ((req.body ?? {}) as Params);
+  const query = (req.query ?? {}) as Record<string, unknown>;
+  return { ...body, ...query };
+}
+
+/** `/bot<token>/<method>`: token check, method lookup, then the owning service answers. */
+export function registerBotApi(app: FastifyInstance, { redis, services }: BotApiDeps) {
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    const path = req.url.split("?", 1)[0]!;
+    const match = BOT_PATH.exec(path);
+    if (!match) return sendError(reply, Errors.notFound());
+    let token: string;
+    try {
+      token = decodeURIComponent(match[1]!);
+    } catch {
+      return sendError(reply, Errors.invalidToken());
+    }
+    const auth = await checkToken(redis, token);
+    if (auth.outcome === "malformed") return sendError(reply, Errors.invalidToken());
+    if (auth.outcome === "unknown") return sendError(reply, Errors.unauthorized());
+    const method = findMethod(match[2]!);
+    if (!method) return sendError(reply, Errors.methodNotFound());
+
+    const params = await collectParams(req);
+    const spec = METHODS[method];
+    if (spec.service === "gateway") {
+      const parsed = parseParams(method, params);
+      if (!parsed.ok) return sendError(reply, parsed.error);
+      return sendOutcome(reply, own[method]!(auth.bot));
+    }
+    const answer = await services.call(spec.service, method, auth.bot.id, params, abortOnClose(req));
+    return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);
+  };
+  app.route({ method: ["GET", "POST"], url: "/bot*", handler });
+}

@@ -1,0 +1,38 @@
+import { timingSafeEqual } from "node:crypto";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { abortOnClose, Errors, sendError, type ServiceClient } from "@starpost/shared";
+
+/**
+ * The platform API (`/platform/v1/*`, bearer PLATFORM_TOKEN): the gateway checks the token and
+ * forwards each route to the service that owns it.
+ */
+const ROUTES: { method: "POST" | "PUT"; url: string; service: "updates" | "invoices" }[] = [
+  { method: "POST", url: "/bots", service: "updates" },
+  { method: "POST", url: "/bots/:botId/token", service: "updates" },
+  { method: "PUT", url: "/bots/:botId/chats/:chatId", service: "updates" },
+  { method: "POST", url: "/bots/:botId/updates", service: "updates" },
+  { method: "POST", url: "/bots/:botId/payments", service: "invoices" },
+];
+
+export function registerPlatformApi(app: FastifyInstance, deps: { services: ServiceClient; platformToken: string }) {
+  const expected = Buffer.from(`Bearer ${deps.platformToken}`);
+  const authorized = (header: string | undefined) => {
+    if (!header) return false;
+    const given = Buffer.from(header);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
+
+  for (const route of ROUTES) {
+    app.route({
+      method: route.method,
+      url: `/platform/v1${route.url}`,
+      handler: async (req: FastifyRequest, reply: FastifyReply) => {
+        if (!authorized(req.headers.authorization)) return sendError(reply, Errors.platformUnauthorized());
+        const path = req.url.slice("/platform/v1".length).split("?", 1)[0]!;
+        const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+        const answer = await deps.services.platform(route.service, route.method, path, body, abortOnClose(req));
+        return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);
+      },
+    });
+  }
+}

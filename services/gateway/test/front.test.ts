@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { http, startStack, type TestStack } from "@starpost/testkit";
+
+let stack: TestStack;
+let bot: { id: number; token: string; username: string };
+
+beforeAll(async () => {
+  stack = await startStack();
+  bot = await stack.platform.createBot({ first_name: "Front" });
+});
+afterAll(() => stack.close());
+
+const boundary = "----starpostboundary";
+const multipart = (fields: Record<string, string>) =>
+  Object.entries(fields)
+    .map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`)
+    .join("") + `--${boundary}--\r\n`;
+
+describe("the request front", () => {
+  it("answers getMe identically as GET query, JSON, urlencoded and multipart", async () => {
+    const url = stack.gatewayUrl;
+    const path = `/bot${bot.token}/getMe`;
+    const answers = await Promise.all([
+      http(url, "GET", `${path}?x=1`),
+      http(url, "POST", path, { body: { x: 1 } }),
+      http(url, "POST", path, { body: "x=1", contentType: "application/x-www-form-urlencoded" }),
+      http(url, "POST", path, { body: multipart({ x: "1" }), contentType: `multipart/form-data; boundary=${boundary}` }),
+    ]);
+    for (const a of answers) {
+      expect(a.status).toBe(200);
+      expect(a.body).toEqual(answers[0]!.body);
+    }
+    expect(answers[0]!.body.result).toMatchObject({ id: bot.id, is_bot: true, username: bot.username, first_name: "Front" });
+  });
+
+  it("treats method names case-insensitively", async () => {
+    for (const m of ["GETME", "getme", "GetMe"]) {
+      const r = await http(stack.gatewayUrl, "GET", `/bot${bot.token}/${m}`);
+      expect(r.body.result.id).toBe(bot.id);
+    }
+  });
+
+  it("answers the reference texts for bad paths, tokens and methods", async () => {
+    const cases: [string, number, string][] = [
+      ["/nothing", 404, "Not Found"],
+      [`/bot${bot.token}`, 404, "Not Found"],
+      ["/botnotatoken/getMe", 401, "Unauthorized: invalid token specified"],
+      ["/bot0:abc/getMe", 401, "Unauthorized: invalid token specified"],
+      [`/bot${"1".repeat(10)}:${"a".repeat(80)}/getMe`, 401, "Unauthorized: invalid token specified"],
+      [`/bot${bot.id}:wrongsecret/getMe`, 401, "Unauthorized"],
+      [`/bot${bot.token}/noSuchMethod`, 404, "Not Found: method not found"],
+    ];
+    for (const [path, status, description] of cases) {
+      const r = await http(stack.gatewayUrl, "GET", path);
+      expect({ path, status: r.status, body: r.body }).toEqual({ path, status, body: { ok: false, error_code: status, description } });
+    }
+  });
+
+  it("answers broken JSON and oversized bodies with envelopes", async () => {
+    const broken = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getMe`, { body: "{not json" });
+    expect(broken.status).toBe(400);
+    expect(broken.body.ok).toBe(false);
+    const huge = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getMe`, { body: JSON.stringify({ a: "x".repeat(1024 * 1024 + 10) }) });
+    expect(huge.status).toBe(413);
+    expect(huge.body).toMatchObject({ ok: false, error_code: 413 });
+  });
+
+  it("refuses a rotated token at once", async () => {
+    const b = await stack.platform.createBot();
+    expect((await http(stack.gatewayUrl, "GET", `/bot${b.token}/getMe`)).status).toBe(200);
+    const rotated = await stack.platform.call("POST", `/bots/${b.id}/token`);
+    expect(rotated.status).toBe(200);
+    expect((await http(stack.gatewayUrl, "GET", `/bot${b.token}/getMe`)).body).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
+    expect((await http(stack.gatewayUrl, "GET", `/bot${rotated.body.result.token}/getMe`)).status).toBe(200);
+  });
+
+  it("guards the platform API with the bearer token", async () => {
+    const r = await http(stack.gatewayUrl, "POST", "/platform/v1/bots", { body: { username: "someone_bot" } });
+    expect(r.body).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
+  });
+});

@@ -1,0 +1,1 @@
+export { buildApp, type InvoicesDeps } from "./app.ts";

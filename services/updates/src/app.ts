@@ -1,0 +1,41 @@
+import type { FastifyInstance } from "fastify";
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import {
+  guardInternal,
+  registerMethodRoute,
+  registerOps,
+  Registry,
+  createHttpServer,
+  scheduleDrain,
+  type DrainJob,
+  type Logger,
+} from "@starpost/shared";
+import { registerPlatformRoutes } from "./platform/routes.ts";
+
+export interface UpdatesDeps {
+  redis: Redis;
+  /** BullMQ queue of webhook drain jobs. */
+  deliveryQueue: Queue<DrainJob>;
+  logger: Logger;
+  internalToken: string;
+  allowPrivateNetworks: boolean;
+  registry?: Registry;
+}
+
+/** Builds the updates service: update log, platform ingestion, getUpdates, webhook settings. */
+export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
+  const app = createHttpServer(deps.logger, { bodyLimit: 16 * 1024 * 1024 });
+  const registry = deps.registry ?? new Registry();
+  const dropped = registry.counter("starpost_updates_dropped_total", "Updates dropped at creation, by reason");
+
+  guardInternal(app, deps.internalToken);
+  registerOps(app, { registry, ready: async () => (await deps.redis.ping()) === "PONG" });
+  registerPlatformRoutes(app, {
+    redis: deps.redis,
+    onWebhookPending: (botId) => scheduleDrain(deps.deliveryQueue, botId),
+    onDropped: (reason) => dropped.inc({ reason }),
+  });
+  registerMethodRoute(app, {});
+  return app;
+}

@@ -1,0 +1,1 @@
+export { buildApp, type UpdatesDeps } from "./app.ts";

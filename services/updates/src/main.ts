@@ -1,0 +1,21 @@
+import { createDeliveryQueue, createLogger, createRedis, loadConfig, onShutdown, UpdatesConfig } from "@starpost/shared";
+import { buildApp } from "./app.ts";
+
+const config = loadConfig("updates", UpdatesConfig);
+const logger = createLogger("updates", config.LOG_LEVEL);
+const redis = createRedis({ url: config.REDIS_URL, logger, role: "updates" });
+const deliveryQueue = createDeliveryQueue(createRedis({ url: config.REDIS_URL, logger, role: "updates-queue", bullmq: true }));
+const app = await buildApp({
+  redis,
+  deliveryQueue,
+  logger,
+  internalToken: config.INTERNAL_TOKEN,
+  allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+});
+
+await app.listen({ port: config.UPDATES_PORT, host: config.HOST });
+onShutdown(logger, async () => {
+  await app.close();
+  await deliveryQueue.close();
+  await redis.quit();
+});

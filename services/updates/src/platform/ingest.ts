@@ -1,0 +1,91 @@
+import type { Redis } from "ioredis";
+import {
+  appendUpdate,
+  Errors,
+  failure,
+  keys,
+  saveChat,
+  success,
+  updateKind,
+  type BotApiError,
+  type Chat,
+  type MethodOutcome,
+} from "@starpost/shared";
+
+export const MAX_UPDATES_PER_CALL = 1000;
+
+export interface IngestDeps {
+  redis: Redis;
+  /** called for each bot whose log grew while a webhook is set. */
+  onWebhookPending: (botId: string) => Promise<void>;
+  /** counts updates dropped at creation, by reason. */
+  onDropped: (reason: string) => void;
+}
+
+type Checked = { kind: string; payload: Record<string, unknown> };
+
+function check(update: unknown): Checked | BotApiError {
+  if (typeof update !== "object" || update === null || Array.isArray(update)) {
+    return Errors.updateInvalid("an Update object is expected");
+  }
+  const names = Object.keys(update);
+  if (names.includes("update_id")) return Errors.updateInvalid("update_id is assigned by starpost");
+  if (names.length !== 1) return Errors.updateInvalid("exactly one update kind is expected");
+  const name = names[0]!;
+  const kind = updateKind(name);
+  if (!kind) return Errors.updateKindUnknown(name);
+  if (!kind.produced) return Errors.updateKindNeverProduced(name);
+  const payload = (update as Record<string, unknown>)[name];
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
+    return Errors.updateInvalid(`"${name}" must be an object`);
+  }
+  return { kind: name, payload: payload as Record<string, unknown> };
+}
+
+/** Chats (`chat` objects) and users (`from`, `user`) met anywhere in a payload. */
+function collectParties(value: unknown, chats: Map<number, Chat>, users: Map<number, unknown>, depth = 0) {
+  if (typeof value !== "object" || value === null || depth > 8) return;
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v !== "object" || v === null) continue;
+    const o = v as Record<string, unknown>;
+    if (key === "chat" && Number.isSafeInteger(o.id) && typeof o.type === "string") chats.set(o.id as number, o as unknown as Chat);
+    else if ((key === "from" || key === "user") && Number.isSafeInteger(o.id) && o.is_bot !== true) users.set(o.id as number, o);
+    collectParties(v, chats, users, depth + 1);
+  }
+}
+
+/**
+ * `POST /platform/v1/bots/:botId/updates`: one Update or an array of up to 1000. Everything is
+ * checked before anything is written, so a bad update in a batch changes nothing.
+ */
+export async function ingestUpdates(deps: IngestDeps, botId: string, body: unknown): Promise<MethodOutcome> {
+  const { redis } = deps;
+  if (!(await redis.exists(keys.bot(botId)))) return failure(Errors.botNotFound());
+  const batch = Array.isArray(body);
+  const updates = batch ? (body as unknown[]) : [body];
+  if (updates.length > MAX_UPDATES_PER_CALL) return failure(Errors.tooManyUpdates());
+  const checked: Checked[] = [];
+  for (const u of updates) {
+    const c = check(u);
+    if (!("kind" in c)) return failure(c);
+    checked.push(c);
+  }
+
+  const chats = new Map<number, Chat>();
+  const users = new Map<number, unknown>();
+  for (const c of checked) collectParties(c, chats, users);
+  await Promise.all([
+    ...[...chats.values()].map((chat) => saveChat(redis, botId, chat)),
+    ...[...users].map(([id, user]) => redis.hset(keys.users(botId), String(id), JSON.stringify(user))),
+  ]);
+
+  const now = Date.now();
+  const results = await Promise.all(checked.map((c) => appendUpdate(redis, botId, c.kind, c.payload, now)));
+  if (results.some((r) => r.outcome === "appended" && r.webhook)) await deps.onWebhookPending(botId);
+  const answers = results.map((r) => {
+    if (r.outcome === "appended") return { update_id: r.update_id };
+    deps.onDropped(r.reason);
+    return { update_id: null, dropped: r.reason };
+  });
+  return success(batch ? answers : answers[0]);
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from "fastify";
+import type { Redis } from "ioredis";
+import { ChatBody, CreateBotBody, Errors, failure, keys, parseWith, saveChat, sendError, sendOutcome, success } from "@starpost/shared";
+import { createBot, rotateToken } from "./bots.ts";
+import { ingestUpdates, type IngestDeps } from "./ingest.ts";
+
+type BotParams = { Params: { botId: string; chatId?: string } };
+
+const isId = (s: string | undefined) => s !== undefined && /^-?\d{1,16}$/.test(s);
+
+/** The platform routes this service owns, behind the gateway's bearer check (`/internal/platform/*`). */
+export function registerPlatformRoutes(app: FastifyInstance, deps: IngestDeps & { redis: Redis }) {
+  const { redis } = deps;
+
+  app.post("/internal/platform/bots", async (req, reply) => {
+    const body = parseWith(CreateBotBody, req.body ?? {});
+    if (!body.ok) return sendError(reply, body.error);
+    return sendOutcome(reply, await createBot(redis, body.params));
+  });
+
+  app.post<BotParams>("/internal/platform/bots/:botId/token", async (req, reply) => {
+    if (!isId(req.params.botId)) return sendError(reply, Errors.botNotFound());
+    return sendOutcome(reply, await rotateToken(redis, req.params.botId));
+  });
+
+  app.put<BotParams>("/internal/platform/bots/:botId/chats/:chatId", async (req, reply) => {
+    const { botId, chatId } = req.params;
+    if (!isId(botId) || !(await redis.exists(keys.bot(botId)))) return sendError(reply, Errors.botNotFound());
+    if (!isId(chatId)) return sendError(reply, Errors.chatInvalid("the chat id must be an integer"));
+    const body = parseWith(ChatBody, req.body ?? {});
+    if (!body.ok) return sendError(reply, body.error);
+    const chat = { id: Number(chatId), ...body.params };
+    if ((chat.type === "private") !== Number(chatId) > 0) {
+      return sendOutcome(reply, failure(Errors.chatInvalid("private chats have positive ids, other chats negative ones")));
+    }
+    await saveChat(redis, botId, chat);
+    return sendOutcome(reply, success(chat));
+  });
+
+  app.post<BotParams>("/internal/platform/bots/:botId/updates", async (req, reply) => {
+    if (!isId(req.params.botId)) return sendError(reply, Errors.botNotFound());
+    return sendOutcome(reply, await ingestUpdates(deps, req.params.botId, req.body));
+  });
+}

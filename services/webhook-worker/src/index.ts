@@ -1,0 +1,1 @@
+export { buildOpsApp, type WorkerDeps } from "./app.ts";
