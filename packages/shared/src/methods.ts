@@ -8,7 +8,8 @@ import {
   RefundStarPaymentParams,
   SendInvoiceParams,
 } from "./params/invoices.ts";
-import { DeleteWebhookParams, GetUpdatesParams, GetWebhookInfoParams, SetWebhookParams } from "./params/updates.ts";
+import { GetUpdatesParams } from "./params/get-updates.ts";
+import { DeleteWebhookParams, GetWebhookInfoParams, SetWebhookParams } from "./params/webhook.ts";
 
 export type ServiceName = "gateway" | "invoices" | "updates";
 

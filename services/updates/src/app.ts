@@ -12,9 +12,13 @@ import {
   type Logger,
 } from "@starpost/shared";
 import { registerPlatformRoutes } from "./platform/routes.ts";
+import { pollingHandlers } from "./polling/handlers.ts";
+import { webhookHandlers } from "./webhook/handlers.ts";
 
 export interface UpdatesDeps {
   redis: Redis;
+  /** a dedicated connection for pub/sub wake-ups. */
+  subscriber: Redis;
   /** BullMQ queue of webhook drain jobs. */
   deliveryQueue: Queue<DrainJob>;
   logger: Logger;
@@ -36,6 +40,16 @@ export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
     onWebhookPending: (botId) => scheduleDrain(deps.deliveryQueue, botId),
     onDropped: (reason) => dropped.inc({ reason }),
   });
-  registerMethodRoute(app, {});
+  const polling = pollingHandlers({ redis: deps.redis, subscriber: deps.subscriber, logger: deps.logger, registry });
+  registerMethodRoute(app, {
+    ...polling,
+    ...webhookHandlers({
+      redis: deps.redis,
+      deliveryQueue: deps.deliveryQueue,
+      logger: deps.logger,
+      allowPrivateNetworks: deps.allowPrivateNetworks,
+      polls: { terminateForWebhook: async () => {} },
+    }),
+  });
   return app;
 }

@@ -5,8 +5,10 @@ const config = loadConfig("updates", UpdatesConfig);
 const logger = createLogger("updates", config.LOG_LEVEL);
 const redis = createRedis({ url: config.REDIS_URL, logger, role: "updates" });
 const deliveryQueue = createDeliveryQueue(createRedis({ url: config.REDIS_URL, logger, role: "updates-queue", bullmq: true }));
+const subscriber = createRedis({ url: config.REDIS_URL, logger, role: "updates-subscriber" });
 const app = await buildApp({
   redis,
+  subscriber,
   deliveryQueue,
   logger,
   internalToken: config.INTERNAL_TOKEN,
@@ -18,4 +20,5 @@ onShutdown(logger, async () => {
   await app.close();
   await deliveryQueue.close();
   await redis.quit();
+  await subscriber.quit();
 });

@@ -1,7 +1,6 @@
 import { z } from "zod";
 
-// Parameters of the update-delivery methods (owned by services/updates).
-export const GetUpdatesParams = z.looseObject({});
+// Webhook settings' parameters (owned by services/updates, webhook configuration).
 export const SetWebhookParams = z.looseObject({});
 export const DeleteWebhookParams = z.looseObject({});
 export const GetWebhookInfoParams = z.object({});
