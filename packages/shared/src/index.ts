@@ -1,3 +1,4 @@
+export * from "./allowed-updates.ts";
 export * from "./bot-registry.ts";
 export * from "./chats.ts";
 export * from "./config.ts";
