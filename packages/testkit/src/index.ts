@@ -1,3 +1,5 @@
 export * from "./bot-api.ts";
 export * from "./redis-server.ts";
 export * from "./stack.ts";
+export * from "./compose-file.ts";
+export * from "./compose-stack.ts";

@@ -46,10 +46,13 @@ async function waitForPort(port: number, child: ChildProcess): Promise<void> {
   throw new Error(`redis-server did not listen on ${port}`);
 }
 
-/** Starts a private redis-server on a free port, data in a temp dir; AOF on when asked. */
-export async function startRedis(opts: { appendonly?: boolean } = {}): Promise<RedisServer> {
+/**
+ * Starts a private redis-server on a free port; AOF on when asked. Data goes to a temp dir removed
+ * at stop, or to `dir`, which is kept (and stop is a clean shutdown that writes the AOF).
+ */
+export async function startRedis(opts: { appendonly?: boolean; dir?: string } = {}): Promise<RedisServer> {
   const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "starpost-redis-"));
+  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "starpost-redis-"));
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--protected-mode", "no"];
   args.push("--appendonly", opts.appendonly ? "yes" : "no", "--appendfsync", "always");
   const launch = () => spawn("redis-server", args, { stdio: "ignore" });
@@ -64,6 +67,7 @@ export async function startRedis(opts: { appendonly?: boolean } = {}): Promise<R
       await waitForPort(port, server.process);
     },
     async stop() {
+      if (opts.dir) return stopProcess(server.process, "SIGTERM");
       await stopProcess(server.process, "SIGKILL");
       rmSync(dir, { recursive: true, force: true });
     },

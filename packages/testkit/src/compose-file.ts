@@ -1,0 +1,45 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
+
+/** The repository root (this file is packages/testkit/src/compose-file.ts). */
+export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+export interface ComposeService {
+  name: string;
+  /** the service's entry point, e.g. services/updates/src/main.ts (the compose `command`). */
+  entry: string;
+  replicas: number;
+  /** environment after `${VAR:-default}` interpolation against `env`. */
+  environment: Record<string, string>;
+  dependsOn: string[];
+}
+
+type Raw = { services: Record<string, { command?: string[]; deploy?: { replicas?: number }; environment?: Record<string, unknown>; depends_on?: Record<string, unknown> | string[]; image?: string }> };
+
+/** `${VAR}`, `${VAR:-default}` and `${VAR:?message}` as compose interpolates them. */
+export function interpolate(value: string, env: Record<string, string | undefined>): string {
+  return value.replace(/\$\{([A-Z0-9_]+)(?::([-?])([^}]*))?\}/g, (_m, name: string, op?: string, arg?: string) => {
+    const v = env[name];
+    if (v !== undefined && v !== "") return v;
+    if (op === "-") return arg ?? "";
+    if (op === "?") throw new Error(`compose: ${name} is required: ${arg}`);
+    return "";
+  });
+}
+
+/** The starpost services declared in docker-compose.yml (every service built from the repo). */
+export function readCompose(env: Record<string, string | undefined> = process.env, file = `${REPO_ROOT}docker-compose.yml`): ComposeService[] {
+  const raw = parse(readFileSync(file, "utf8"), { merge: true }) as Raw;
+  return Object.entries(raw.services)
+    .filter(([, s]) => s.command?.[0]?.endsWith("main.ts"))
+    .map(([name, s]) => ({
+      name,
+      entry: s.command![0]!,
+      replicas: s.deploy?.replicas ?? 1,
+      environment: Object.fromEntries(
+        Object.entries(s.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), env)]),
+      ),
+      dependsOn: Array.isArray(s.depends_on) ? s.depends_on : Object.keys(s.depends_on ?? {}),
+    }));
+}

@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream, mkdirSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { readCompose, REPO_ROOT, type ComposeService } from "./compose-file.ts";
+import { freePort, stopProcess } from "./redis-server.ts";
+
+/**
+ * Runs the services of docker-compose.yml as local OS processes: the same entry points, the same
+ * environment, with container host names rewritten to 127.0.0.1 and every port made free. Used by
+ * `npm start`, the end-to-end suite and the benchmarks.
+ */
+
+export interface ServiceProcess {
+  /** e.g. "gateway" or "webhook-worker-2". */
+  name: string;
+  service: string;
+  port: number;
+  env: Record<string, string>;
+  child: ChildProcess;
+}
+
+export interface ProcessStackOptions {
+  redisUrl: string;
+  /** values for the compose file's `${VAR}` references and overrides of its environment. */
+  env?: Record<string, string>;
+  /** variables the compose file does not set, given to every process (test knobs). */
+  extraEnv?: Record<string, string>;
+  /** the gateway's port (default: a free one). */
+  gatewayPort?: number;
+  /** webhook-worker replicas (default: the compose file's deploy.replicas). */
+  workers?: number;
+  /** each process's output is appended to `<logDir>/<name>.log`. */
+  logDir?: string;
+  /** every output line of every process, for tests that read the logs. */
+  onLine?: (name: string, line: string) => void;
+}
+
+export interface ProcessStack {
+  gatewayUrl: string;
+  processes: ServiceProcess[];
+  /** starts another replica of a service (e.g. a webhook worker). */
+  addReplica(service: string): Promise<ServiceProcess>;
+  stop(): Promise<void>;
+}
+
+const isPortVar = (k: string) => /(^|_)PORT$/.test(k);
+
+function order(services: ComposeService[]): ComposeService[] {
+  const done = new Set<string>();
+  const out: ComposeService[] = [];
+  const visit = (s: ComposeService) => {
+    if (done.has(s.name)) return;
+    done.add(s.name);
+    for (const d of s.dependsOn) {
+      const dep = services.find((x) => x.name === d);
+      if (dep) visit(dep);
+    }
+    out.push(s);
+  };
+  services.forEach(visit);
+  return out;
+}
+
+async function waitReady(port: number, child: ChildProcess, name: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${name} did not become ready on port ${port}`);
+}
+
+export async function startProcessStack(opts: ProcessStackOptions): Promise<ProcessStack> {
+  const overrides = opts.env ?? {};
+  const services = order(readCompose({ ...process.env, ...overrides }));
+  const hostOf = new Map<string, string>(); // "updates:8083" -> "127.0.0.1:<port>"
+  const processes: ServiceProcess[] = [];
+  const counts = new Map<string, number>();
+  if (opts.logDir) mkdirSync(opts.logDir, { recursive: true });
+
+  const rewrite = (value: string) =>
+    value
+      .replace(/^redis:\/\/redis:6379$/, opts.redisUrl)
+      .replace(/^(https?:\/\/)([a-z-]+):(\d+)/, (m, scheme: string, host: string, port: string) => {
+        const local = hostOf.get(`${host}:${port}`);
+        return local ? `${scheme}${local}` : m;
+      });
+
+  const launch = async (svc: ComposeService): Promise<ServiceProcess> => {
+    const n = (counts.get(svc.name) ?? 0) + 1;
+    counts.set(svc.name, n);
+    const name = svc.replicas > 1 || n > 1 ? `${svc.name}-${n}` : svc.name;
+    const env: Record<string, string> = {};
+    let port = 0;
+    for (const [k, v] of Object.entries(svc.environment)) {
+      if (isPortVar(k)) {
+        port = svc.name === "gateway" && opts.gatewayPort ? opts.gatewayPort : await freePort();
+        if (n === 1) hostOf.set(`${svc.name}:${v}`, `127.0.0.1:${port}`);
+        env[k] = String(port);
+      } else env[k] = rewrite(v);
+    }
+    env.HOST = "127.0.0.1";
+    for (const [k, v] of Object.entries(overrides)) if (k in env && !isPortVar(k)) env[k] = v;
+    const child = spawn(process.execPath, ["--import", "tsx", svc.entry], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...opts.extraEnv, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const file = opts.logDir ? createWriteStream(`${opts.logDir}/${name}.log`, { flags: "a" }) : undefined;
+    for (const stream of [child.stdout!, child.stderr!]) {
+      createInterface({ input: stream }).on("line", (line) => {
+        file?.write(line + "\n");
+        opts.onLine?.(name, line);
+      });
+    }
+    const proc = { name, service: svc.name, port, env, child };
+    processes.push(proc);
+    await waitReady(port, child, name);
+    return proc;
+  };
+
+  try {
+    for (const svc of services) {
+      const replicas = svc.name === "webhook-worker" && opts.workers !== undefined ? opts.workers : svc.replicas;
+      await Promise.all(Array.from({ length: replicas }, () => launch(svc)));
+    }
+  } catch (err) {
+    await Promise.all(processes.map((p) => stopProcess(p.child, "SIGKILL")));
+    throw err;
+  }
+
+  const gateway = processes.find((p) => p.service === "gateway")!;
+  return {
+    gatewayUrl: `http://127.0.0.1:${gateway.port}`,
+    processes,
+    addReplica: (service) => launch(services.find((s) => s.name === service)!),
+    async stop() {
+      // The gateway first, so no new calls arrive while the services finish theirs.
+      await stopProcess(gateway.child, "SIGTERM");
+      await Promise.all(processes.filter((p) => p !== gateway).map((p) => stopProcess(p.child, "SIGTERM")));
+    },
+  };
+}
