@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { Errors, type BotApiError } from "./errors.ts";
 import { errorReply, okEnvelope, type MethodOutcome } from "./envelope.ts";
 import { findMethod, METHODS, type MethodName, type ParamsOf } from "./methods.ts";
@@ -57,17 +57,18 @@ export function registerMethodRoute(app: FastifyInstance, handlers: MethodHandle
       }
       const parsed = parseParams(method, params as Record<string, unknown>);
       if (!parsed.ok) return sendError(reply, parsed.error);
-      return sendOutcome(reply, await handler({ botId, params: parsed.params, signal: abortOnClose(req) }));
+      return sendOutcome(reply, await handler({ botId, params: parsed.params, signal: abortOnClose(reply) }));
     },
   );
 }
 
-/** An AbortSignal that fires when the client closes the connection before the answer. */
-export function abortOnClose(req: FastifyRequest): AbortSignal {
+/** An AbortSignal that fires when the client goes away before the answer is sent. */
+export function abortOnClose(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
-  req.raw.socket.once("close", () => controller.abort());
-  req.raw.once("close", () => {
-    if (!req.raw.complete || req.raw.destroyed) controller.abort();
+  const res = reply.raw;
+  // A response's "close" fires once: after it is sent, or when the connection dies first.
+  res.once("close", () => {
+    if (!res.writableFinished) controller.abort();
   });
   return controller.signal;
 }
@@ -86,6 +87,7 @@ export function registerOps(app: FastifyInstance, { registry, ready }: OpsOption
     const route = req.routeOptions.url ?? "unmatched";
     requests.inc({ route, status: reply.statusCode });
     latency.observe(reply.elapsedTime / 1000, { route });
+    req.log.debug({ req, status: reply.statusCode, ms: reply.elapsedTime }, "request");
   });
   app.get("/healthz", async () => ({ ok: true }));
   app.get("/readyz", async (_req, reply) => {

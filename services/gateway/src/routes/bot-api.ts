@@ -65,7 +65,7 @@ export function registerBotApi(app: FastifyInstance, { redis, services }: BotApi
       if (!parsed.ok) return sendError(reply, parsed.error);
       return sendOutcome(reply, own[method]!(auth.bot));
     }
-    const answer = await services.call(spec.service, method, auth.bot.id, params, abortOnClose(req));
+    const answer = await services.call(spec.service, method, auth.bot.id, params, abortOnClose(reply));
     return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);
   };
   app.route({ method: ["GET", "POST"], url: "/bot*", handler });

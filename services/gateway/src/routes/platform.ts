@@ -30,7 +30,7 @@ export function registerPlatformApi(app: FastifyInstance, deps: { services: Serv
         if (!authorized(req.headers.authorization)) return sendError(reply, Errors.platformUnauthorized());
         const path = req.url.slice("/platform/v1".length).split("?", 1)[0]!;
         const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-        const answer = await deps.services.platform(route.service, route.method, path, body, abortOnClose(req));
+        const answer = await deps.services.platform(route.service, route.method, path, body, abortOnClose(reply));
         return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);
       },
     });
