@@ -17,9 +17,14 @@ const REDACT = [
   "headers[\"x-internal-token\"]",
 ];
 
-/** Bot tokens travel in URL paths (`/bot<token>/...`); keep only the bot id. */
+/**
+ * Bot tokens travel in URL paths (`/bot<token>/...`): keep only the bot id. Query strings can carry
+ * any parameter (a secret_token, say): never log them.
+ */
 export function redactUrl(url: string): string {
-  return url.replace(/\/bot([^/]*)/i, (_m, token: string) => {
+  const q = url.indexOf("?");
+  const path = q === -1 ? url : `${url.slice(0, q)}?<redacted>`;
+  return path.replace(/\/bot([^/?]*)/i, (_m, token: string) => {
     const id = token.split(":")[0];
     return `/bot${id && /^\d+$/.test(id) ? id : ""}:<redacted>`;
   });

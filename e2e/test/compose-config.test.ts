@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { ALL_CONFIG_SCHEMAS, parseConfig } from "@starpost/shared";
+import { readCompose } from "@starpost/testkit";
+
+// No Docker engine runs here, so the compose file is checked against the services' real config
+// schemas: every variable it sets exists and parses.
+describe("docker-compose.yml", () => {
+  const env = { PLATFORM_TOKEN: "a-platform-token-for-the-check" };
+  const services = readCompose(env);
+
+  it("declares the four services", () => {
+    expect(services.map((s) => s.name).sort()).toEqual(["gateway", "invoices", "updates", "webhook-worker"]);
+    expect(services.find((s) => s.name === "webhook-worker")!.replicas).toBeGreaterThanOrEqual(2);
+  });
+
+  for (const service of readCompose(env)) {
+    it(`sets only variables ${service.name} reads, and they parse`, () => {
+      const schema = ALL_CONFIG_SCHEMAS[service.name as keyof typeof ALL_CONFIG_SCHEMAS];
+      expect(schema).toBeDefined();
+      const known = Object.keys(schema.shape);
+      expect(Object.keys(service.environment).filter((k) => !known.includes(k))).toEqual([]);
+      expect(() => parseConfig(schema, service.environment)).not.toThrow();
+      expect(service.entry).toBe(`services/${service.name}/src/main.ts`);
+    });
+  }
+
+  it("refuses to start the gateway without a platform token", () => {
+    expect(() => readCompose({})).toThrow(/PLATFORM_TOKEN is required/);
+  });
+});

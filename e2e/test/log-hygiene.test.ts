@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { botClient, http, Platform, startProcessStack, startRedis, userMessage, type ProcessStack, type RedisServer } from "@starpost/testkit";
+
+const PLATFORM_TOKEN = "log-hygiene-platform-token-0123456789";
+const INTERNAL_TOKEN = "log-hygiene-internal-token-0123456789";
+const lines: string[] = [];
+let redis: RedisServer;
+let stack: ProcessStack;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  stack = await startProcessStack({
+    redisUrl: redis.url,
+    workers: 1,
+    env: { PLATFORM_TOKEN, INTERNAL_TOKEN, LOG_LEVEL: "debug", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" },
+    onLine: (_name, line) => lines.push(line),
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await redis?.stop();
+});
+
+describe("logs", () => {
+  it("never contain a bot token, a webhook secret or the platform and internal tokens", async () => {
+    const platform = new Platform(stack.gatewayUrl, PLATFORM_TOKEN);
+    const secrets = [PLATFORM_TOKEN, INTERNAL_TOKEN];
+    for (let i = 0; i < 5; i++) {
+      const bot = await platform.createBot();
+      const rotated = (await platform.call("POST", `/bots/${bot.id}/token`)).body.result.token as string;
+      secrets.push(bot.token, bot.token.split(":")[1]!, rotated, rotated.split(":")[1]!);
+      const call = botClient(stack.gatewayUrl, rotated);
+      const secret = `webhook_secret_${i}_abcdefghijklmnop`;
+      secrets.push(secret);
+      await platform.pushUpdate(bot.id, userMessage(1000 + i, "hello"));
+      await call("getMe");
+      await call("getUpdates", { timeout: 0 });
+      await call("setWebhook", { url: "http://127.0.0.1:9/hook", secret_token: secret });
+      await call("getWebhookInfo");
+      await call("deleteWebhook");
+      await http(stack.gatewayUrl, "GET", `/bot${bot.token}/getMe`); // the old, rotated token
+      await http(stack.gatewayUrl, "POST", `/bot${rotated}/getMe`, { body: "{broken" });
+      await http(stack.gatewayUrl, "GET", `/bot${rotated}/noSuchMethod?x=${rotated}`);
+    }
+    await http(stack.gatewayUrl, "POST", "/platform/v1/bots", { body: {}, headers: { authorization: `Bearer ${PLATFORM_TOKEN}x` } });
+    await new Promise((r) => setTimeout(r, 300)); // let the processes flush their last lines
+    expect(lines.length).toBeGreaterThan(50); // debug logging really ran
+    const leaks = lines.filter((line) => secrets.some((s) => line.includes(s)));
+    expect(leaks).toEqual([]);
+  });
+});
