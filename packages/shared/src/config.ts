@@ -51,6 +51,17 @@ export const WorkerConfig = z.object({
   WEBHOOK_TELEGRAM_HEADER_ALIAS: bool(true),
   INVOICES_URL: url("http://127.0.0.1:8082"),
   UPDATES_URL: url("http://127.0.0.1:8083"),
+  /** PEM bundle https webhooks are verified against (undici ignores the system store by itself). */
+  WEBHOOK_CA_FILE: z.string().min(1).default("/etc/ssl/certs/ca-certificates.crt"),
+  /** How long a webhook may take to answer, like the official server's 60 s. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  /** Multiplies every retry delay (2, 4, 8 … s, capped at 60–120 s); 1 is the reference schedule. */
+  WEBHOOK_BACKOFF_SCALE: z.coerce.number().min(0).max(10).default(1),
+  /** How often each worker looks for bots with pending updates but no drain job (crashes, races). */
+  WEBHOOK_RECONCILE_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
+  /** BullMQ job lock: a killed worker's drain is taken over after about lock + stalled interval. */
+  WORKER_LOCK_MS: z.coerce.number().int().min(1_000).max(600_000).default(30_000),
+  WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).max(600_000).default(15_000),
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 

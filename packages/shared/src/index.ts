@@ -19,3 +19,5 @@ export * from "./service-client.ts";
 export * from "./shutdown.ts";
 export * from "./update-kinds.ts";
 export * from "./update-log.ts";
+export * from "./webhook-guard.ts";
+export * from "./webhook-store.ts";

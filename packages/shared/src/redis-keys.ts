@@ -28,12 +28,21 @@ export const keys = {
   /** Set of update kind names; absent means the default set. */
   allowedUpdates: (botId: string | number) => `${PREFIX}:allowed:${tag(botId)}`,
 
-  /** Hash: url, secret_token, max_connections, ip_address, set_at; absent when no webhook. */
+  /**
+   * Hash: url, secret_token, max_connections, ip_address (as given), resolved_ip, has_certificate,
+   * generation (changes on every set); absent when no webhook.
+   */
   webhook: (botId: string | number) => `${PREFIX}:webhook:${tag(botId)}`,
-  /** Hash: last_error_date, last_error_message, failures (delivery status, cleared by set/delete). */
+  /**
+   * Hash: last_error_date, last_error_message, last_ok ("1" after a success, "0" after a failure)
+   * and `r:<update_id>` -> "<fails>:<delay s>:<wakeup ms>" for updates waiting to be retried.
+   * Delivery status, cleared by set/delete.
+   */
   webhookStatus: (botId: string | number) => `${PREFIX}:webhook-status:${tag(botId)}`,
   /** Global set of bot ids that have a webhook (scanned by the workers' reconciler). */
   webhookBots: () => `${PREFIX}:webhook-bots`,
+  /** String with a 1 s TTL: setWebhook with a URL at most once a second per bot. */
+  webhookSetLimit: (botId: string | number) => `${PREFIX}:webhook-set-limit:${tag(botId)}`,
 
   /** String: the id of the poll currently waiting for this bot (across replicas). */
   pollOwner: (botId: string | number) => `${PREFIX}:poll-owner:${tag(botId)}`,

@@ -1,6 +1,58 @@
+import { isIP } from "node:net";
 import { z } from "zod";
+import { readAllowedUpdatesParam } from "../allowed-updates.ts";
+import { Errors } from "../errors.ts";
+import { DEFAULT_MAX_CONNECTIONS } from "../webhook-store.ts";
+import { parseWebhookUrl } from "../webhook-guard.ts";
+import { boolParam, looseInt, optionalString } from "./coerce.ts";
 
 // Webhook settings' parameters (owned by services/updates, webhook configuration).
-export const SetWebhookParams = z.looseObject({});
-export const DeleteWebhookParams = z.looseObject({});
+
+const SECRET_TOKEN = /^[A-Za-z0-9_-]*$/;
+const MAX_SECRET_TOKEN = 256;
+
+/**
+ * setWebhook. With an empty url every other parameter but drop_pending_updates is ignored (the
+ * webhook is deleted), so the checks below run only for a non-empty url, in the official
+ * server's order: URL, secret token length, its characters, then ip_address.
+ */
+export const SetWebhookParams = z
+  .looseObject({
+    url: optionalString(),
+    secret_token: optionalString(),
+    // The official server clamps max_connections to 1..100 and never errors on it.
+    max_connections: looseInt(),
+    ip_address: optionalString(),
+    drop_pending_updates: boolParam(),
+    allowed_updates: z.unknown().optional(),
+    // A file part (the gateway turns each into `true`) or a string: accepted and ignored.
+    certificate: z.unknown().optional(),
+  })
+  .superRefine((p, ctx) => {
+    if (p.url === undefined) return;
+    const fail = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+    if (!parseWebhookUrl(p.url)) return fail("url", Errors.webhookUrlInvalid().description);
+    const secret = p.secret_token ?? "";
+    if (secret.length > MAX_SECRET_TOKEN) return fail("secret_token", Errors.secretTokenTooLong().description);
+    if (!SECRET_TOKEN.test(secret)) return fail("secret_token", Errors.secretTokenChars().description);
+    if (p.ip_address !== undefined && !isIP(p.ip_address)) return fail("ip_address", Errors.webhookIpInvalid().description);
+  })
+  .transform((p) => ({
+    url: p.url ?? "",
+    secret_token: p.secret_token ?? "",
+    max_connections: Math.min(100, Math.max(1, p.max_connections ?? DEFAULT_MAX_CONNECTIONS)),
+    ip_address: p.ip_address ?? "",
+    drop_pending_updates: p.drop_pending_updates ?? false,
+    /** undefined: keep the previous setting; null: back to the default set. */
+    allowed_updates: readAllowedUpdatesParam(p.allowed_updates),
+    has_certificate: p.certificate !== undefined && p.certificate !== null && p.certificate !== "",
+  }));
+export type SetWebhookParams = z.infer<typeof SetWebhookParams>;
+
+/** deleteWebhook takes only drop_pending_updates. */
+export const DeleteWebhookParams = z
+  .looseObject({ drop_pending_updates: boolParam() })
+  .transform((p) => ({ drop_pending_updates: p.drop_pending_updates ?? false }));
+export type DeleteWebhookParams = z.infer<typeof DeleteWebhookParams>;
+
 export const GetWebhookInfoParams = z.object({});

@@ -1,0 +1,144 @@
+import { lookup } from "node:dns/promises";
+import { BlockList, isIP } from "node:net";
+
+/**
+ * The SSRF guard shared by setWebhook (updates service) and delivery (webhook worker): webhook
+ * URLs are parsed the official server's way, and a destination that is loopback, private,
+ * link-local or otherwise reserved is refused unless the operator allowed private networks.
+ * Delivery checks again on every new connection (see `guardedLookup`), so a DNS answer that
+ * changes after setWebhook cannot smuggle a private target in.
+ */
+
+const reserved = new BlockList();
+for (const [net, prefix] of [
+  ["0.0.0.0", 8], // "this" network
+  ["10.0.0.0", 8], // private
+  ["100.64.0.0", 10], // carrier-grade NAT
+  ["127.0.0.0", 8], // loopback
+  ["169.254.0.0", 16], // link-local (cloud metadata lives here)
+  ["172.16.0.0", 12], // private
+  ["192.0.0.0", 24], // IETF protocol assignments
+  ["192.0.2.0", 24], // documentation
+  ["192.88.99.0", 24], // 6to4 relay
+  ["192.168.0.0", 16], // private
+  ["198.18.0.0", 15], // benchmarking
+  ["198.51.100.0", 24], // documentation
+  ["203.0.113.0", 24], // documentation
+  ["224.0.0.0", 4], // multicast
+  ["240.0.0.0", 4], // reserved, broadcast
+] as const) reserved.addSubnet(net, prefix, "ipv4");
+for (const [net, prefix] of [
+  ["::", 128], // unspecified
+  ["::1", 128], // loopback
+  ["64:ff9b:1::", 48], // local-use NAT64
+  ["100::", 64], // discard
+  ["2001::", 23], // IETF protocol assignments
+  ["2001:db8::", 32], // documentation
+  ["fc00::", 7], // unique local
+  ["fe80::", 10], // link-local
+  ["ff00::", 8], // multicast
+] as const) reserved.addSubnet(net, prefix, "ipv6");
+
+/** IPv6 forms that embed an IPv4 address (mapped, NAT64, 6to4) are judged by that address. */
+function embeddedIpv4(ip: string): string | undefined {
+  const lower = ip.toLowerCase();
+  const mapped = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (mapped) return mapped[1];
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4}):/.exec(lower);
+  const parts = hex ?? sixToFour;
+  if (!parts) return undefined;
+  const a = Number.parseInt(parts[1]!, 16);
+  const b = Number.parseInt(parts[2]!, 16);
+  return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
+}
+
+/** True for loopback, private, link-local, multicast, documentation and other reserved addresses. */
+export function isReservedIp(ip: string): boolean {
+  const family = isIP(ip);
+  if (family === 4) return reserved.check(ip, "ipv4");
+  if (family !== 6) return true;
+  const v4 = embeddedIpv4(ip);
+  if (v4 !== undefined) return reserved.check(v4, "ipv4");
+  return reserved.check(ip, "ipv6");
+}
+
+/**
+ * Parses a webhook URL: http or https, a host, a valid port. Like the official server, a URL
+ * without a scheme is taken as https. Returns undefined for anything else.
+ */
+export function parseWebhookUrl(raw: string): URL | undefined {
+  const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  if (url.hostname === "" || url.port === "0") return undefined;
+  return url;
+}
+
+/** The host of a parsed URL as an address or a name (IPv6 literals lose their brackets). */
+export function urlHost(url: URL): string {
+  return url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+}
+
+export type ResolveOutcome =
+  | { outcome: "ok"; ip: string }
+  | { outcome: "reserved"; ip: string }
+  | { outcome: "unresolved"; message: string };
+
+/**
+ * Resolves a webhook host the way the official server picks its address (the first IPv4, else
+ * the first IPv6) and checks it against the reserved ranges unless private networks are allowed.
+ */
+export async function resolveWebhookHost(host: string, allowPrivate: boolean): Promise<ResolveOutcome> {
+  let ip: string;
+  if (isIP(host)) ip = host;
+  else {
+    try {
+      const all = await lookup(host, { all: true, verbatim: true });
+      const chosen = all.find((a) => a.family === 4) ?? all[0];
+      if (!chosen) return { outcome: "unresolved", message: "Name or service not known" };
+      ip = chosen.address;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      const message = code === "EAI_AGAIN" ? "Temporary failure in name resolution" : "Name or service not known";
+      return { outcome: "unresolved", message };
+    }
+  }
+  if (!allowPrivate && isReservedIp(ip)) return { outcome: "reserved", ip };
+  return { outcome: "ok", ip };
+}
+
+/** A connection refused by the guard; its message is the webhook's last error text. */
+export class WebhookTargetError extends Error {
+  constructor(
+    message: string,
+    readonly code: "WEBHOOK_RESERVED_IP" | "WEBHOOK_UNRESOLVED",
+  ) {
+    super(message);
+  }
+}
+
+type LookupCallback = (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
+
+/**
+ * A `lookup` for net/tls connect options (undici's `connect`): every new connection resolves
+ * the host again and refuses reserved addresses, so the address checked is the one dialled.
+ */
+export function guardedLookup(allowPrivate: boolean) {
+  return (hostname: string, options: { all?: boolean } | number, callback: LookupCallback) => {
+    resolveWebhookHost(hostname, allowPrivate).then((r) => {
+      if (r.outcome === "reserved") return callback(new WebhookTargetError(`IP address ${r.ip} is reserved`, "WEBHOOK_RESERVED_IP"), "");
+      if (r.outcome === "unresolved") {
+        return callback(new WebhookTargetError(`Failed to resolve host: ${r.message}`, "WEBHOOK_UNRESOLVED"), "");
+      }
+      const family = isIP(r.ip);
+      if (typeof options === "object" && options.all) callback(null, [{ address: r.ip, family }]);
+      else callback(null, r.ip, family);
+    }, (err: Error) => callback(err, ""));
+  };
+}

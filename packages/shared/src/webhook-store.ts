@@ -1,0 +1,63 @@
+import type { Redis } from "ioredis";
+import { keys } from "./redis-keys.ts";
+
+/**
+ * A bot's webhook as stored in `keys.webhook(botId)`: written by setWebhook (updates service),
+ * read by getWebhookInfo and by the delivery workers.
+ */
+export interface WebhookConfig {
+  url: string;
+  secretToken: string;
+  maxConnections: number;
+  /** the ip_address parameter as given ("" when none); validated, shown, not used. */
+  ipAddress: string;
+  /** the address the URL's host resolved to at setWebhook ("" when unknown). */
+  resolvedIp: string;
+  hasCertificate: boolean;
+  /** changes on every successful setWebhook: a running drain notices it and restarts. */
+  generation: string;
+}
+
+export const DEFAULT_MAX_CONNECTIONS = 40;
+
+export async function loadWebhook(redis: Redis, botId: string): Promise<WebhookConfig | undefined> {
+  const h = await redis.hgetall(keys.webhook(botId));
+  if (!h.url) return undefined;
+  return {
+    url: h.url,
+    secretToken: h.secret_token ?? "",
+    maxConnections: Number(h.max_connections ?? DEFAULT_MAX_CONNECTIONS),
+    ipAddress: h.ip_address ?? "",
+    resolvedIp: h.resolved_ip ?? "",
+    hasCertificate: h.has_certificate === "1",
+    generation: h.generation ?? "",
+  };
+}
+
+export function webhookFields(c: WebhookConfig): Record<string, string> {
+  return {
+    url: c.url,
+    secret_token: c.secretToken,
+    max_connections: String(c.maxConnections),
+    ip_address: c.ipAddress,
+    resolved_ip: c.resolvedIp,
+    has_certificate: c.hasCertificate ? "1" : "0",
+    generation: c.generation,
+  };
+}
+
+/** Fields of `keys.webhookStatus(botId)`. */
+export const STATUS = {
+  lastErrorDate: "last_error_date",
+  lastErrorMessage: "last_error_message",
+  /** "1" once a delivery succeeded, "0" after a failure: until a success, one connection at a time. */
+  lastOk: "last_ok",
+  /** prefix of per-update retry state fields: `r:<update_id>` -> "<fails>:<delay s>:<wakeup ms>". */
+  retryPrefix: "r:",
+} as const;
+
+/** The last delivery error, if any (getWebhookInfo). */
+export async function loadLastError(redis: Redis, botId: string): Promise<{ date: number; message: string } | undefined> {
+  const [date, message] = await redis.hmget(keys.webhookStatus(botId), STATUS.lastErrorDate, STATUS.lastErrorMessage);
+  return date ? { date: Number(date), message: message ?? "" } : undefined;
+}

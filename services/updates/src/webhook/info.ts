@@ -1,0 +1,34 @@
+import { loadAllowedUpdates, loadLastError, loadWebhook, pendingCount, success, type MethodOutcome } from "@starpost/shared";
+import type { WebhookDeps } from "./types.ts";
+
+/**
+ * getWebhookInfo, keys in the official server's order: url, has_custom_certificate,
+ * pending_update_count (in-flight updates included: they leave the log only after a 2xx),
+ * last_error_date + last_error_message (after an error), max_connections and ip_address (with a
+ * webhook), allowed_updates (when not the default).
+ */
+export async function getWebhookInfo(deps: WebhookDeps, botId: string): Promise<MethodOutcome> {
+  const { redis } = deps;
+  const [config, pending, lastError, allowed] = await Promise.all([
+    loadWebhook(redis, botId),
+    pendingCount(redis, botId),
+    loadLastError(redis, botId),
+    loadAllowedUpdates(redis, botId),
+  ]);
+  const info: Record<string, unknown> = {
+    url: config?.url ?? "",
+    has_custom_certificate: config?.hasCertificate ?? false,
+    pending_update_count: pending,
+  };
+  if (lastError) {
+    info.last_error_date = lastError.date;
+    info.last_error_message = lastError.message;
+  }
+  if (config) {
+    info.max_connections = config.maxConnections;
+    const ip = config.ipAddress || config.resolvedIp;
+    if (ip) info.ip_address = ip;
+  }
+  if (allowed) info.allowed_updates = allowed;
+  return success(info);
+}

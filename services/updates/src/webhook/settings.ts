@@ -1,0 +1,90 @@
+import { randomBytes } from "node:crypto";
+import {
+  dropPending,
+  Errors,
+  failure,
+  keys,
+  loadWebhook,
+  parseWebhookUrl,
+  pendingCount,
+  resolveWebhookHost,
+  saveAllowedUpdates,
+  success,
+  urlHost,
+  webhookFields,
+  type MethodOutcome,
+  type ParamsOf,
+  type WebhookConfig,
+} from "@starpost/shared";
+import { kickDrain } from "./kick-drain.ts";
+import type { WebhookDeps } from "./types.ts";
+
+/** setWebhook with a URL more than once a second per bot gets 429, as in the official server. */
+const SET_INTERVAL_MS = 1000;
+
+/** deleteWebhook, and setWebhook with an empty url. */
+export async function deleteWebhook(deps: WebhookDeps, botId: string, dropPendingUpdates: boolean): Promise<MethodOutcome> {
+  const { redis } = deps;
+  const [[, removed]] = (await redis.multi().del(keys.webhook(botId)).del(keys.webhookStatus(botId)).exec()) as [[null, number], unknown];
+  await redis.srem(keys.webhookBots(), botId);
+  // Pending updates stay for getUpdates unless dropped (even when no webhook was set).
+  if (dropPendingUpdates) await dropPending(redis, botId);
+  if (removed === 1) deps.logger.info({ botId }, "webhook deleted");
+  return success(true, removed === 1 ? "Webhook was deleted" : "Webhook is already deleted");
+}
+
+export async function setWebhook(deps: WebhookDeps, botId: string, p: ParamsOf<"setWebhook">): Promise<MethodOutcome> {
+  if (p.url === "") return deleteWebhook(deps, botId, p.drop_pending_updates);
+  const { redis } = deps;
+
+  const allowed = await redis.set(keys.webhookSetLimit(botId), "1", "PX", SET_INTERVAL_MS, "NX");
+  if (allowed === null) return failure(Errors.tooManyRequests(1));
+
+  const current = await loadWebhook(redis, botId);
+  const unchanged =
+    current !== undefined &&
+    current.url === p.url &&
+    current.secretToken === p.secret_token &&
+    current.maxConnections === p.max_connections &&
+    current.ipAddress === p.ip_address &&
+    !current.hasCertificate &&
+    !p.has_certificate &&
+    !p.drop_pending_updates;
+  if (unchanged) {
+    // Like the official server: allowed_updates still changes, the webhook itself does not.
+    if (p.allowed_updates !== undefined) await saveAllowedUpdates(redis, botId, p.allowed_updates);
+    return success(true, "Webhook is already set");
+  }
+
+  const target = parseWebhookUrl(p.url)!;
+  const resolved = await resolveWebhookHost(urlHost(target), deps.allowPrivateNetworks);
+  if (resolved.outcome === "reserved") return failure(Errors.webhookIpReserved(resolved.ip));
+  // With private networks allowed (local stacks, tests) a name that does not resolve yet is
+  // accepted: delivery reports it in last_error_message instead.
+  if (resolved.outcome === "unresolved" && !deps.allowPrivateNetworks) return failure(Errors.webhookHostUnresolved());
+
+  const config: WebhookConfig = {
+    url: p.url,
+    secretToken: p.secret_token,
+    maxConnections: p.max_connections,
+    ipAddress: p.ip_address,
+    resolvedIp: resolved.outcome === "ok" ? resolved.ip : "",
+    // The certificate is accepted and ignored: has_custom_certificate stays false.
+    hasCertificate: false,
+    generation: `${Date.now()}-${randomBytes(4).toString("hex")}`,
+  };
+  if (p.drop_pending_updates) await dropPending(redis, botId);
+  if (p.allowed_updates !== undefined) await saveAllowedUpdates(redis, botId, p.allowed_updates);
+  await redis
+    .multi()
+    .del(keys.webhook(botId))
+    .hset(keys.webhook(botId), webhookFields(config))
+    .del(keys.webhookStatus(botId))
+    .exec();
+  await redis.sadd(keys.webhookBots(), botId);
+  // The webhook key exists now, so a new getUpdates gets 409; end the one already waiting.
+  await deps.polls.terminateForWebhook(botId);
+  if ((await pendingCount(redis, botId)) > 0) await kickDrain(deps.deliveryQueue, botId);
+  deps.logger.info({ botId, maxConnections: config.maxConnections }, "webhook set");
+  return success(true, "Webhook was set");
+}
