@@ -12,6 +12,17 @@ export function errorReply(err: BotApiError) {
   return { status: err.error_code, headers, body: err.toJSON() };
 }
 
+/** A result that is already JSON text (stored Update JSON): sent as is, never parsed and re-serialized. */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
+/** The success envelope as text around a raw JSON result. */
+export function rawOkEnvelope(result: RawJson, description?: string): string {
+  const tail = description === undefined ? "}" : `,"description":${JSON.stringify(description)}}`;
+  return `{"ok":true,"result":${result.json}${tail}`;
+}
+
 /** Outcome of a method handler: a result, or an error from the registry. */
 export type MethodOutcome =
   | { ok: true; result: unknown; description?: string }

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { Errors, type BotApiError } from "./errors.ts";
-import { errorReply, okEnvelope, type MethodOutcome } from "./envelope.ts";
+import { errorReply, okEnvelope, RawJson, rawOkEnvelope, type MethodOutcome } from "./envelope.ts";
 import { findMethod, METHODS, type MethodName, type ParamsOf } from "./methods.ts";
 import type { Registry } from "./metrics.ts";
 import { parseParams } from "./params/parse.ts";
@@ -23,6 +23,9 @@ export function sendError(reply: FastifyReply, err: BotApiError) {
 
 export function sendOutcome(reply: FastifyReply, outcome: MethodOutcome) {
   if (!outcome.ok) return sendError(reply, outcome.error);
+  if (outcome.result instanceof RawJson) {
+    return reply.code(200).type("application/json").send(rawOkEnvelope(outcome.result, outcome.description));
+  }
   return reply.code(200).send(okEnvelope(outcome.result, outcome.description));
 }
 

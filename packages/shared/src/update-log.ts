@@ -40,12 +40,56 @@ export async function appendUpdate(
   return { outcome: "appended", update_id: id, webhook: webhook === 1 };
 }
 
+/** How a getUpdates read treats the bot's one waiting poll (see poll-updates.lua). */
+export type PollWaitMode = "none" | "claim" | "rearm";
+
+export interface PollRead {
+  offset: number;
+  limit: number;
+  /** the poll's id, unique across replicas ("" for a call that never waits). */
+  pollId: string;
+  /** "claim": wait if nothing is ready, terminating the previous waiter; "rearm": keep waiting if still the owner. */
+  mode: PollWaitMode;
+  /** how long the claim lives in Redis, ms (the poll's remaining wait plus a margin). */
+  ownerTtlMs: number;
+  now?: number;
+}
+
+export type PollOutcome =
+  | { outcome: "webhook" }
+  /** the Update JSON strings in id order, never re-parsed. */
+  | { outcome: "updates"; updates: string[] }
+  | { outcome: "wait" }
+  | { outcome: "gone" };
+
 /**
- * getUpdates' read: confirms below `offset` (negative: keeps the newest |offset|), skips and
- * deletes expired updates, and returns up to `limit` update JSON strings in id order.
+ * getUpdates' read in one round trip: refuses while a webhook is set, confirms below `offset`
+ * (negative: keeps the newest |offset|), deletes expired updates, returns up to `limit`; with
+ * nothing ready it claims (or re-arms) the bot's waiting-poll slot.
  */
-export async function pollUpdates(redis: Redis, botId: string, offset: number, limit: number, now = Date.now()) {
-  return redis.spPollUpdates(keys.updateLog(botId), offset, limit, now);
+export async function pollUpdates(redis: Redis, botId: string, read: PollRead): Promise<PollOutcome> {
+  const reply = await redis.spPollUpdates(
+    keys.updateLog(botId),
+    keys.updateSeq(botId),
+    keys.webhook(botId),
+    keys.pollOwner(botId),
+    read.offset,
+    read.limit,
+    read.now ?? Date.now(),
+    read.pollId,
+    read.mode,
+    read.ownerTtlMs,
+    keys.wakeChannel(),
+    botId,
+  );
+  const head = reply[0];
+  if (head === "ok") return { outcome: "updates", updates: reply.slice(1) };
+  return { outcome: head as "webhook" | "wait" | "gone" };
+}
+
+/** Ends a waiting poll's claim on its bot unless another poll took it over. */
+export async function releasePoll(redis: Redis, botId: string, pollId: string): Promise<void> {
+  await redis.spReleasePoll(keys.pollOwner(botId), pollId);
 }
 
 /** One entry of the log as the webhook worker sees it. */

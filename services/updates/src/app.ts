@@ -13,6 +13,7 @@ import {
 } from "@starpost/shared";
 import { registerPlatformRoutes } from "./platform/routes.ts";
 import { pollingHandlers } from "./polling/handlers.ts";
+import { PollHub } from "./polling/poll-hub.ts";
 import { webhookHandlers } from "./webhook/handlers.ts";
 
 export interface UpdatesDeps {
@@ -40,7 +41,11 @@ export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
     onWebhookPending: (botId) => scheduleDrain(deps.deliveryQueue, botId),
     onDropped: (reason) => dropped.inc({ reason }),
   });
-  const polling = pollingHandlers({ redis: deps.redis, subscriber: deps.subscriber, logger: deps.logger, registry });
+  const polls = new PollHub({ redis: deps.redis, subscriber: deps.subscriber, logger: deps.logger, registry });
+  await polls.start();
+  // Before the server stops waiting for requests: answer the held polls instead of holding shutdown for 50 s.
+  app.addHook("preClose", () => polls.close());
+  const polling = pollingHandlers(deps.redis, polls);
   registerMethodRoute(app, {
     ...polling,
     ...webhookHandlers({
@@ -48,7 +53,7 @@ export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
       deliveryQueue: deps.deliveryQueue,
       logger: deps.logger,
       allowPrivateNetworks: deps.allowPrivateNetworks,
-      polls: { terminateForWebhook: async () => {} },
+      polls,
     }),
   });
   return app;

@@ -4,7 +4,8 @@ import type { Redis } from "ioredis";
 /** starpost's Lua commands, each defined once per client with defineCommand. */
 const SCRIPTS = {
   spAppendUpdate: { file: "append-update.lua", keys: 4 },
-  spPollUpdates: { file: "poll-updates.lua", keys: 1 },
+  spPollUpdates: { file: "poll-updates.lua", keys: 4 },
+  spReleasePoll: { file: "release-poll.lua", keys: 1 },
 } as const;
 
 type Arg = string | number;
@@ -13,6 +14,7 @@ declare module "ioredis" {
   interface RedisCommander<Context> {
     spAppendUpdate(...args: Arg[]): Promise<[number, string, number]>;
     spPollUpdates(...args: Arg[]): Promise<string[]>;
+    spReleasePoll(...args: Arg[]): Promise<number>;
   }
 }
 

@@ -1,23 +1,42 @@
 --[[
-  getUpdates' read: confirms below the offset, drops expired updates, returns up to limit.
-  KEYS[1] update log stream
+  getUpdates' read, one round trip: refuses while a webhook is set, confirms below the offset,
+  drops expired updates, returns up to limit; when nothing is ready and the caller will wait, it
+  makes the caller the bot's one waiting poll and tells the previous one (on any replica) to go.
+  KEYS[1] update log stream        KEYS[2] update_id counter
+  KEYS[3] webhook hash             KEYS[4] poll owner string
   ARGV[1] offset (0: from the oldest; > 0: confirm every id below it; < 0: keep the newest |offset|)
   ARGV[2] limit (1..100)           ARGV[3] now, Unix ms
-  Returns the update JSON strings in id order.
+  ARGV[4] poll id                  ARGV[5] wait mode: "none", "claim" (a new poll) or "rearm" (a woken one)
+  ARGV[6] owner TTL, ms            ARGV[7] wake channel      ARGV[8] bot id
+  Returns { "webhook" } | { "ok", update JSON... } | { "wait" } | { "gone" } (rearm, no longer the owner).
 ]]
+if redis.call("EXISTS", KEYS[3]) == 1 then return { "webhook" } end
 local offset = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
-if offset > 0 then
-  redis.call("XTRIM", KEYS[1], "MINID", offset)
-elseif offset < 0 then
+local mode = ARGV[5]
+
+if offset < 0 then
   redis.call("XTRIM", KEYS[1], "MAXLEN", -offset)
+  offset = 0
+elseif offset > 0 then
+  -- As the official queue: an offset more than 10 past the next id is a mistake (another server's
+  -- ids, say); it confirms nothing and reads from the oldest.
+  local next_id = tonumber(redis.call("GET", KEYS[2]) or "0") + 1
+  if offset > next_id + 10 then
+    offset = 0
+  else
+    redis.call("XTRIM", KEYS[1], "MINID", offset)
+  end
 end
-local out = {}
+
+local out = { "ok" }
+-- The official server stops a batch at about 4 MiB of JSON; at least one update always goes.
+local budget = 4194304
 local start = "-"
 if offset > 0 then start = offset .. "-0" end
-while #out < limit do
-  local batch = redis.call("XRANGE", KEYS[1], start, "+", "COUNT", limit - #out)
+while #out <= limit and budget > 0 do
+  local batch = redis.call("XRANGE", KEYS[1], start, "+", "COUNT", limit + 1 - #out)
   if #batch == 0 then break end
   for _, entry in ipairs(batch) do
     local f = entry[2]
@@ -26,9 +45,27 @@ while #out < limit do
     if tonumber(fields["x"]) <= now then
       redis.call("XDEL", KEYS[1], entry[1])
     else
+      budget = budget - 50 - #fields["u"]
+      if budget <= 0 and #out > 1 then break end
       out[#out + 1] = fields["u"]
     end
     start = "(" .. entry[1]
   end
 end
-return out
+
+if #out > 1 or mode == "none" then
+  if redis.call("GET", KEYS[4]) == ARGV[4] then redis.call("DEL", KEYS[4]) end
+  return out
+end
+
+if mode == "rearm" then
+  if redis.call("GET", KEYS[4]) ~= ARGV[4] then return { "gone" } end
+  redis.call("PEXPIRE", KEYS[4], ARGV[6])
+  return { "wait" }
+end
+
+local previous = redis.call("SET", KEYS[4], ARGV[4], "PX", ARGV[6], "GET")
+if previous and previous ~= ARGV[4] then
+  redis.call("PUBLISH", ARGV[7], ARGV[8] .. " conflict " .. previous)
+end
+return { "wait" }

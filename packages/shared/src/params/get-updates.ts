@@ -1,4 +1,23 @@
 import { z } from "zod";
+import { readAllowedUpdatesParam } from "../allowed-updates.ts";
+import { looseInt } from "./coerce.ts";
 
-// getUpdates' parameters (owned by services/updates, long polling).
-export const GetUpdatesParams = z.looseObject({});
+/** The official server keeps a poll open at most this long (seconds). */
+export const LONG_POLL_MAX_TIMEOUT = 50;
+/** A negative offset keeps at most this many of the newest updates. */
+export const MAX_NEGATIVE_OFFSET = 10_000;
+
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+
+/**
+ * getUpdates' parameters. The official server clamps these numbers and never answers an error
+ * for them, so neither does starpost: out-of-range values are clamped, garbage means the default.
+ * `allowed_updates`: `undefined` keeps the bot's setting, `null` restores the default.
+ */
+export const GetUpdatesParams = z.looseObject({
+  offset: looseInt().transform((v) => Math.max(v ?? 0, -MAX_NEGATIVE_OFFSET)),
+  limit: looseInt().transform((v) => clamp(v ?? 100, 1, 100)),
+  timeout: looseInt().transform((v) => clamp(v ?? 0, 0, LONG_POLL_MAX_TIMEOUT)),
+  allowed_updates: z.unknown().optional().transform(readAllowedUpdatesParam),
+});
+export type GetUpdatesParams = z.infer<typeof GetUpdatesParams>;

@@ -1,0 +1,284 @@
+import { randomBytes } from "node:crypto";
+import type { Redis } from "ioredis";
+import {
+  Errors,
+  keys,
+  pollUpdates,
+  RawJson,
+  releasePoll,
+  success,
+  type BotApiError,
+  type Logger,
+  type MethodOutcome,
+} from "@starpost/shared";
+import { spacedConflict } from "./conflicts.ts";
+import { pollingMetrics, type PollingMetrics } from "./metrics.ts";
+import type { PollingDeps, PollTerminator } from "./types.ts";
+import { parseWakeMessage, webhookMessage } from "./wake-messages.ts";
+
+/** After a wake-up, wait this long so updates pushed together are answered together. */
+const WAKE_BATCH_MS = 1;
+/** The claim in Redis outlives the poll's own deadline by this much (a stuck process frees it). */
+const CLAIM_MARGIN_MS = 10_000;
+
+/** One waiting getUpdates request of this process. */
+interface Waiter {
+  id: string;
+  botId: string;
+  offset: number;
+  limit: number;
+  deadline: number;
+  /** a read of the log is in flight. */
+  reading: boolean;
+  /** woken while a read was in flight: read again. */
+  dirty: boolean;
+  /** the deadline passed: the next read is the last. */
+  expired: boolean;
+  done: boolean;
+  wakeTimer?: NodeJS.Timeout;
+  deadlineTimer?: NodeJS.Timeout;
+  answer: Promise<MethodOutcome>;
+  resolve(outcome: MethodOutcome): void;
+}
+
+export interface WaitRequest {
+  botId: string;
+  offset: number;
+  limit: number;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** runs after the first read found no webhook, before the poll starts waiting (saves allowed_updates). */
+  beforeWait?: () => Promise<void>;
+}
+
+export const updatesResult = (updates: string[]): MethodOutcome => success(new RawJson(`[${updates.join(",")}]`));
+
+/**
+ * The long polls held by this process. Waiting costs no Redis connection: the process's one
+ * subscriber hears every wake message and routes it to the local waiters of that bot. Which poll
+ * of a bot may wait is decided in Redis (poll-updates.lua), so conflicts hold across replicas.
+ */
+export class PollHub implements PollTerminator {
+  private readonly redis: Redis;
+  private readonly subscriber: Redis;
+  private readonly logger: Logger;
+  private readonly metrics: PollingMetrics;
+  private readonly byBot = new Map<string, Set<Waiter>>();
+  private readonly replicaId = randomBytes(6).toString("base64url");
+  private nextPoll = 0;
+  private waiting = 0;
+  private subscribed = false;
+  private readonly onMessage = (_channel: string, message: string) => this.route(message);
+  private readonly onReady = () => {
+    // Messages published while the subscriber was reconnecting are lost: every waiter looks again.
+    if (this.subscribed) for (const botId of this.byBot.keys()) this.wake(botId);
+  };
+
+  constructor(deps: PollingDeps) {
+    this.redis = deps.redis;
+    this.subscriber = deps.subscriber;
+    this.logger = deps.logger.child({ component: "polling" });
+    this.metrics = pollingMetrics(deps.registry, () => this.waiting);
+  }
+
+  async start(): Promise<void> {
+    this.subscriber.on("message", this.onMessage);
+    this.subscriber.on("ready", this.onReady);
+    await this.subscriber.subscribe(keys.wakeChannel());
+    this.subscribed = true;
+  }
+
+  /** Answers every waiting poll (nothing is confirmed, so nothing is lost) and stops listening. */
+  async close(): Promise<void> {
+    this.subscriber.off("message", this.onMessage);
+    this.subscriber.off("ready", this.onReady);
+    const all = [...this.byBot.values()].flatMap((set) => [...set]);
+    for (const w of all) this.finish(w, updatesResult([]), "shutdown");
+    await Promise.all(all.map((w) => releasePoll(this.redis, w.botId, w.id).catch(() => undefined)));
+  }
+
+  get waitingCount(): number {
+    return this.waiting;
+  }
+
+  /** A 409 with the 3-second spacing, counted by reason. */
+  conflict(botId: string, error: BotApiError, reason: string): Promise<MethodOutcome> {
+    this.metrics.conflicts.inc({ reason });
+    return spacedConflict(this.redis, botId, error);
+  }
+
+  /** An answer that did not wait (timeout 0, or updates were ready), for the metrics. */
+  answeredAtOnce(): void {
+    this.metrics.answered.inc({ end: "immediate" });
+  }
+
+  /**
+   * getUpdates with timeout > 0: reads; with nothing ready, becomes the bot's waiting poll (the
+   * older one, on any replica, answers 409) and waits for a wake-up, the deadline, or its client
+   * leaving.
+   */
+  async wait(req: WaitRequest): Promise<MethodOutcome> {
+    const w = this.register(req);
+    // Registered before the first read, so a wake-up during the read is not missed (it sets dirty).
+    w.reading = true;
+    let first;
+    try {
+      first = await pollUpdates(this.redis, req.botId, {
+        offset: req.offset,
+        limit: req.limit,
+        pollId: w.id,
+        mode: "claim",
+        ownerTtlMs: req.timeoutMs + CLAIM_MARGIN_MS,
+      });
+      if (first.outcome === "webhook") {
+        this.unregister(w);
+        return this.conflict(req.botId, Errors.conflictWebhookActive(), "webhook_active");
+      }
+      await req.beforeWait?.();
+    } catch (err) {
+      this.unregister(w);
+      throw err;
+    } finally {
+      w.reading = false;
+    }
+    if (w.done) return w.answer; // a newer poll took over during the first read
+    if (first.outcome === "updates") {
+      this.unregister(w);
+      this.answeredAtOnce();
+      return updatesResult(first.updates);
+    }
+    if (req.signal.aborted) {
+      this.leave(w);
+      return w.answer;
+    }
+    req.signal.addEventListener("abort", () => this.leave(w), { once: true });
+    w.deadlineTimer = setTimeout(() => {
+      w.expired = true;
+      void this.pump(w);
+    }, req.timeoutMs);
+    if (w.dirty) void this.pump(w);
+    return w.answer;
+  }
+
+  async terminateForWebhook(botId: string): Promise<void> {
+    for (const w of this.waitersOf(botId)) this.terminate(w, Errors.conflictSetWebhook(), "set_webhook");
+    await this.redis.multi().del(keys.pollOwner(botId)).publish(keys.wakeChannel(), webhookMessage(botId)).exec();
+  }
+
+  private register(req: WaitRequest): Waiter {
+    let resolve!: (outcome: MethodOutcome) => void;
+    const answer = new Promise<MethodOutcome>((r) => (resolve = r));
+    const w: Waiter = {
+      id: `${this.replicaId}.${++this.nextPoll}`,
+      botId: req.botId,
+      offset: req.offset,
+      limit: req.limit,
+      deadline: Date.now() + req.timeoutMs,
+      reading: false,
+      dirty: false,
+      expired: false,
+      done: false,
+      answer,
+      resolve,
+    };
+    let set = this.byBot.get(req.botId);
+    if (!set) this.byBot.set(req.botId, (set = new Set()));
+    set.add(w);
+    this.waiting++;
+    return w;
+  }
+
+  private unregister(w: Waiter): void {
+    const set = this.byBot.get(w.botId);
+    if (!set?.delete(w)) return;
+    this.waiting--;
+    if (set.size === 0) this.byBot.delete(w.botId);
+  }
+
+  private waitersOf(botId: string): Waiter[] {
+    const set = this.byBot.get(botId);
+    return set ? [...set] : [];
+  }
+
+  private route(message: string): void {
+    const m = parseWakeMessage(message);
+    if (!m || !this.byBot.has(m.botId)) return;
+    if (m.kind === "grew") return this.wake(m.botId);
+    for (const w of this.waitersOf(m.botId)) {
+      if (m.kind === "webhook") this.terminate(w, Errors.conflictSetWebhook(), "set_webhook");
+      else if (w.id === m.pollId) this.terminate(w, Errors.conflictOtherGetUpdates(), "other_get_updates");
+    }
+  }
+
+  private wake(botId: string): void {
+    this.metrics.wakeups.inc();
+    for (const w of this.waitersOf(botId)) {
+      if (w.reading) w.dirty = true;
+      else if (!w.wakeTimer) {
+        w.wakeTimer = setTimeout(() => {
+          w.wakeTimer = undefined;
+          void this.pump(w);
+        }, WAKE_BATCH_MS);
+      }
+    }
+  }
+
+  /** Reads the log for a waiter until it has an answer, or nothing new arrived while reading. */
+  private async pump(w: Waiter): Promise<void> {
+    if (w.reading || w.done || !w.deadlineTimer) return;
+    w.reading = true;
+    try {
+      do {
+        w.dirty = false;
+        const last = w.expired;
+        const r = await pollUpdates(this.redis, w.botId, {
+          offset: w.offset,
+          limit: w.limit,
+          pollId: w.id,
+          mode: last ? "none" : "rearm",
+          ownerTtlMs: Math.max(w.deadline - Date.now(), 0) + CLAIM_MARGIN_MS,
+        });
+        if (w.done) return;
+        if (r.outcome === "updates") return this.finish(w, updatesResult(r.updates), last ? "timeout" : "woken");
+        // A webhook was set while this poll waited (its setWebhook message may still be on the way).
+        if (r.outcome === "webhook") return this.terminate(w, Errors.conflictSetWebhook(), "set_webhook");
+        if (r.outcome === "gone") return this.terminate(w, Errors.conflictOtherGetUpdates(), "other_get_updates");
+      } while (w.dirty || w.expired);
+    } catch (err) {
+      this.logger.error({ err: { message: (err as Error).message }, botId: w.botId }, "long poll read failed");
+      this.finish(w, { ok: false, error: Errors.internal() }, "error");
+    } finally {
+      w.reading = false;
+    }
+  }
+
+  private finish(w: Waiter, outcome: MethodOutcome, end: string): void {
+    if (w.done) return;
+    w.done = true;
+    clearTimeout(w.wakeTimer);
+    clearTimeout(w.deadlineTimer);
+    this.unregister(w);
+    this.metrics.answered.inc({ end });
+    w.resolve(outcome);
+  }
+
+  /** 409 for a waiter; it stops taking wake-ups at once, the answer may come 3 s later. */
+  private terminate(w: Waiter, error: BotApiError, reason: string): void {
+    if (w.done) return;
+    w.done = true;
+    clearTimeout(w.wakeTimer);
+    clearTimeout(w.deadlineTimer);
+    this.unregister(w);
+    this.metrics.answered.inc({ end: "conflict" });
+    this.conflict(w.botId, error, reason).then(w.resolve, () => w.resolve({ ok: false, error }));
+  }
+
+  /** The client went away: free the waiter now; nothing was confirmed by waiting, so nothing is lost. */
+  private leave(w: Waiter): void {
+    if (w.done) return;
+    this.finish(w, updatesResult([]), "disconnected");
+    releasePoll(this.redis, w.botId, w.id).catch((err: Error) =>
+      this.logger.warn({ err: { message: err.message }, botId: w.botId }, "could not release a poll"),
+    );
+  }
+}
