@@ -106,7 +106,8 @@ export const Errors = {
   chatNotFound: () => bad("chat not found"),
   chatTypeUnsupported: () => bad("star invoices can be sent only to private chats and channels"),
   replyMarkupInvalid: () => bad("the first button of the first row must be a Pay button"),
-  replyMarkupJson: () => bad("can't parse inline keyboard button: JSON object expected"),
+  replyMarkupJson: () => bad("can't parse reply keyboard markup JSON object"),
+  replyParametersJson: () => bad("can't parse reply parameters JSON object"),
   replyNotFound: () => bad("message to be replied not found"),
   preCheckoutErrorRequired: () => bad('parameter "error_message" is required'),
   preCheckoutQueryInvalid: () => bad("query is too old and response timeout expired or query ID is invalid"),
@@ -114,6 +115,7 @@ export const Errors = {
   chargeAlreadyRefunded: () => bad("CHARGE_ALREADY_REFUNDED"),
   subscriptionPeriodInvalid: () => bad("SUBSCRIPTION_PERIOD_INVALID"),
   userNotFound: () => bad("user not found"),
+  userIdInvalid: () => bad("invalid user_id specified"),
   invoiceMessageNotFound: () => bad("invoice message not found"),
 } as const;
 

@@ -53,8 +53,12 @@ export const keys = {
   messageSeq: (botId: string | number) => `${PREFIX}:msg-seq:${tag(botId)}`,
   /** Hash: `<chat id>:<message id>` -> stored Message JSON (invoices the bot sent). */
   messages: (botId: string | number) => `${PREFIX}:messages:${tag(botId)}`,
-  /** Hash per pre-checkout query, with TTL. */
+  /** Hash: `<chat id>:<message id>` -> the invoice behind an invoice message (payload, amount). */
+  invoices: (botId: string | number) => `${PREFIX}:invoices:${tag(botId)}`,
+  /** Hash per pre-checkout query (state, deadline, the credit it makes when paid), with TTL. */
   preCheckout: (botId: string | number, queryId: string) => `${PREFIX}:pcq:${tag(botId)}:${queryId}`,
+  /** Pub/sub channel: `<bot id>:<query id>` is published when a pre-checkout query is answered. */
+  preCheckoutChannel: () => `${PREFIX}:pcq-answered`,
   /** Hash: charge id -> charge JSON (paid, refunded). */
   charges: (botId: string | number) => `${PREFIX}:charges:${tag(botId)}`,
   /** List of StarTransaction JSON, oldest first. */

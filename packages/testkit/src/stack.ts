@@ -37,7 +37,7 @@ export async function startStack(opts: { logger?: Logger; redisServer?: RedisSer
   const internalToken = "test-internal-token";
 
   const updates = await buildUpdates({ redis: redisFor("updates"), subscriber: redisFor("updates-subscriber"), deliveryQueue: queue, logger, internalToken, allowPrivateNetworks: true });
-  const invoices = await buildInvoices({ redis: redisFor("invoices"), deliveryQueue: queue, logger, internalToken });
+  const invoices = await buildInvoices({ redis: redisFor("invoices"), subscriber: redisFor("invoices-subscriber"), deliveryQueue: queue, logger, internalToken });
   const updatesUrl = await updates.listen({ port: 0, host: "127.0.0.1" });
   const invoicesUrl = await invoices.listen({ port: 0, host: "127.0.0.1" });
   const services = new ServiceClient({ updates: updatesUrl, invoices: invoicesUrl }, internalToken);

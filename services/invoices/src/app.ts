@@ -3,6 +3,7 @@ import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import {
   guardInternal,
+  keys,
   registerMethodRoute,
   registerOps,
   Registry,
@@ -10,22 +11,53 @@ import {
   type DrainJob,
   type Logger,
 } from "@starpost/shared";
+import { AnswerWaiters } from "./domain/answer-waiters.ts";
+import { BotUsers } from "./domain/bot-users.ts";
+import type { InvoiceDomain } from "./domain/deps.ts";
+import { invoiceHandlers } from "./handlers.ts";
+import { defineInvoiceScripts } from "./lua/index.ts";
+import { registerPaymentRoute } from "./routes/payments.ts";
+
+/** Telegram gives a bot 10 s to answer a pre-checkout query. */
+export const PRE_CHECKOUT_ANSWER_MS = 10_000;
 
 export interface InvoicesDeps {
   redis: Redis;
+  /** a dedicated connection for pub/sub: wakes payments waiting for their answer (one per process). */
+  subscriber: Redis;
   /** BullMQ queue of webhook drain jobs (payment updates go to bots with webhooks too). */
   deliveryQueue: Queue<DrainJob>;
   logger: Logger;
   internalToken: string;
   registry?: Registry;
+  /** the answer deadline; only tests shorten it (the wire contract is 10 s). */
+  preCheckoutAnswerMs?: number;
 }
 
 /** Builds the invoices service: sendInvoice, the payment state machine, the Star ledger. */
 export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   const app = createHttpServer(deps.logger, { bodyLimit: 2 * 1024 * 1024 });
   const registry = deps.registry ?? new Registry();
+  defineInvoiceScripts(deps.redis);
+  const waiters = new AnswerWaiters(deps.subscriber, keys.preCheckoutChannel());
+  await waiters.start();
+  registry.gauge("starpost_payments_waiting", "Payments waiting for the bot's pre-checkout answer", () => waiters.size);
+  const payments = registry.counter("starpost_payments_total", "Payments by final status (paid, declined, expired)");
+
+  const domain: InvoiceDomain = {
+    redis: deps.redis,
+    deliveryQueue: deps.deliveryQueue,
+    bots: new BotUsers(deps.redis),
+    waiters,
+    answerTimeoutMs: deps.preCheckoutAnswerMs ?? PRE_CHECKOUT_ANSWER_MS,
+    onPayment: (status) => payments.inc({ status }),
+  };
+
   guardInternal(app, deps.internalToken);
   registerOps(app, { registry, ready: async () => (await deps.redis.ping()) === "PONG" });
-  registerMethodRoute(app, {});
+  registerMethodRoute(app, invoiceHandlers(domain));
+  registerPaymentRoute(app, domain);
+  // Waiting payments end (as expired) before the server waits for in-flight requests.
+  app.addHook("preClose", () => waiters.close());
   return app;
 }

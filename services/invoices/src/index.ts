@@ -1,1 +1,1 @@
-export { buildApp, type InvoicesDeps } from "./app.ts";
+export { buildApp, PRE_CHECKOUT_ANSWER_MS, type InvoicesDeps } from "./app.ts";

@@ -4,12 +4,15 @@ import { buildApp } from "./app.ts";
 const config = loadConfig("invoices", InvoicesConfig);
 const logger = createLogger("invoices", config.LOG_LEVEL);
 const redis = createRedis({ url: config.REDIS_URL, logger, role: "invoices" });
+const subscriber = createRedis({ url: config.REDIS_URL, logger, role: "invoices-subscriber" });
 const deliveryQueue = createDeliveryQueue(createRedis({ url: config.REDIS_URL, logger, role: "invoices-queue", bullmq: true }));
-const app = await buildApp({ redis, deliveryQueue, logger, internalToken: config.INTERNAL_TOKEN });
+const app = await buildApp({ redis, subscriber, deliveryQueue, logger, internalToken: config.INTERNAL_TOKEN });
 
 await app.listen({ port: config.INVOICES_PORT, host: config.HOST });
 onShutdown(logger, async () => {
+  // Closing the app first lets waiting payments answer (their waits end at once) before Redis goes.
   await app.close();
   await deliveryQueue.close();
   await redis.quit();
+  await subscriber.quit();
 });

@@ -1,9 +1,271 @@
 import { z } from "zod";
+import { Errors, type BotApiError } from "../errors.ts";
+import { boolParam, fromJson, INVALID_JSON, looseInt, optionalString, requiredString } from "./coerce.ts";
 
-// Parameters of the Stars methods (owned by services/invoices).
-export const SendInvoiceParams = z.looseObject({});
-export const CreateInvoiceLinkParams = z.looseObject({});
-export const AnswerPreCheckoutQueryParams = z.looseObject({});
-export const RefundStarPaymentParams = z.looseObject({});
-export const GetStarTransactionsParams = z.looseObject({});
+/**
+ * Parameters of the Stars methods (owned by services/invoices). The official server checks a
+ * product in a fixed order — required strings, currency, prices, then the limits, the tips and the
+ * star rules — and reports only the first failure. zod reports object fields in shape order, so
+ * the base shapes below only coerce and parse what must come first; the ordered checks run in a
+ * transform whose output is the type handlers receive.
+ */
+
+export interface LabeledPrice {
+  label: string;
+  amount: number;
+}
+
+/** Parses `prices` the way the official server does, keeping its first error. */
+function parsePrices(raw: unknown): LabeledPrice[] | BotApiError {
+  const value = raw === undefined || raw === null ? INVALID_JSON : fromJson(raw);
+  if (value === INVALID_JSON) return Errors.pricesJson();
+  if (!Array.isArray(value)) return Errors.pricesNotArray();
+  const prices: LabeledPrice[] = [];
+  for (const item of value) {
+    if (typeof item !== "object" || item === null || Array.isArray(item)) return Errors.labeledPrice("LabeledPrice must be an Object");
+    const { label, amount } = item as Record<string, unknown>;
+    if (label === undefined) return Errors.labeledPrice('Can\'t find field "label"');
+    if (typeof label !== "string") return Errors.labeledPrice('Field "label" must be of type String');
+    if (label === "") return Errors.labeledPrice("LabeledPrice label must be non-empty");
+    if (amount === undefined) return Errors.labeledPrice('Can\'t find field "amount"');
+    // td's JSON reader takes a long as a number or a numeric string.
+    const n = typeof amount === "string" && /^-?\d+$/.test(amount) ? Number(amount) : amount;
+    if (typeof n !== "number" || !Number.isSafeInteger(n)) return Errors.labeledPrice('Field "amount" must be a valid Number');
+    prices.push({ label, amount: n });
+  }
+  if (prices.length === 0) return Errors.noPrices();
+  return prices;
+}
+
+const pricesParam = () =>
+  z.unknown().transform((raw, ctx) => {
+    const parsed = parsePrices(raw);
+    if (Array.isArray(parsed)) return parsed;
+    ctx.addIssue({ code: "custom", message: parsed.description, input: raw });
+    return z.NEVER;
+  });
+
+/** A JSON-serialized parameter kept as its parsed value (or INVALID_JSON) for a later ordered check. */
+const rawJson = () => z.preprocess((v) => (v === "" || v === null ? undefined : fromJson(v)), z.unknown());
+
+/** Fields of a product (sendInvoice and createInvoiceLink), in the official check order. */
+const productShape = {
+  title: requiredString("title"),
+  description: requiredString("description"),
+  payload: requiredString("payload"),
+  currency: requiredString("currency"),
+  prices: pricesParam(),
+  provider_token: optionalString(),
+  // The official server reads these numbers forgivingly: anything else is the default.
+  max_tip_amount: looseInt(),
+  suggested_tip_amounts: rawJson(),
+  provider_data: optionalString(),
+  photo_url: optionalString(),
+  photo_size: looseInt(),
+  photo_width: looseInt(),
+  photo_height: looseInt(),
+  need_name: boolParam(),
+  need_phone_number: boolParam(),
+  need_email: boolParam(),
+  need_shipping_address: boolParam(),
+  send_phone_number_to_provider: boolParam(),
+  send_email_to_provider: boolParam(),
+  is_flexible: boolParam(),
+};
+
+const MAX_TITLE = 32;
+const MAX_DESCRIPTION = 255;
+const MAX_PAYLOAD_BYTES = 128;
+const MAX_SUGGESTED_TIPS = 4;
+
+/** Characters as a person counts them: Unicode code points, not UTF-16 units. */
+const chars = (s: string) => [...s].length;
+
+function parseTips(raw: unknown, maxTip: number): number[] | BotApiError {
+  if (raw === undefined) return [];
+  if (raw === INVALID_JSON) return Errors.tipsInvalid("can't parse suggested_tip_amounts JSON object");
+  if (!Array.isArray(raw)) return Errors.tipsInvalid("expected an Array of suggested tip amounts");
+  const tips: number[] = [];
+  for (const t of raw) {
+    const n = typeof t === "string" && /^-?\d+$/.test(t) ? Number(t) : t;
+    if (typeof n !== "number" || !Number.isSafeInteger(n)) return Errors.tipsInvalid("suggested tip amount must be a Number");
+    tips.push(n);
+  }
+  if (tips.length > MAX_SUGGESTED_TIPS) return Errors.tipsInvalid("there can be at most 4 suggested tip amounts");
+  for (let i = 0; i < tips.length; i++) {
+    if (tips[i]! <= 0) return Errors.tipsInvalid("suggested tip amount must be positive");
+    if (i > 0 && tips[i]! <= tips[i - 1]!) return Errors.tipsInvalid("suggested tip amounts must be increasing");
+    if (tips[i]! > maxTip) return Errors.tipsInvalid("suggested tip amount can't be bigger than max_tip_amount");
+  }
+  return tips;
+}
+
+type ProductInput = z.infer<z.ZodObject<typeof productShape>>;
+
+/** A product that passed every check: a Stars invoice of one price. */
+export interface Product {
+  title: string;
+  description: string;
+  payload: string;
+  currency: "XTR";
+  prices: LabeledPrice[];
+  total_amount: number;
+}
+
+/** The limits, tips and star rules, in the official order; the first failure or the product. */
+export function checkProduct(p: ProductInput): Product | BotApiError {
+  if (chars(p.title) > MAX_TITLE) return Errors.titleInvalid();
+  if (chars(p.description) > MAX_DESCRIPTION) return Errors.descriptionInvalid();
+  if (Buffer.byteLength(p.payload, "utf8") > MAX_PAYLOAD_BYTES) return Errors.payloadInvalid();
+  const maxTip = p.max_tip_amount ?? 0;
+  if (maxTip < 0) return Errors.tipsInvalid("max_tip_amount must be non-negative");
+  const tips = parseTips(p.suggested_tip_amounts, maxTip);
+  if (!Array.isArray(tips)) return tips;
+  // starpost takes Stars only (spec 4.1): any provider or another currency is refused.
+  if (p.currency !== "XTR" || (p.provider_token ?? "") !== "") return Errors.paymentProviderInvalid();
+  const prices = p.prices as LabeledPrice[];
+  if (maxTip > 0 || tips.length > 0 || prices.length !== 1 || prices[0]!.amount <= 0) return Errors.starsInvoiceInvalid();
+  return {
+    title: p.title,
+    description: p.description,
+    payload: p.payload,
+    currency: "XTR",
+    prices,
+    total_amount: prices[0]!.amount,
+  };
+}
+
+export interface InlineKeyboardMarkup {
+  inline_keyboard: Record<string, unknown>[][];
+}
+
+/** reply_markup of an invoice: empty means the default Pay button; otherwise it must start with one. */
+function checkInvoiceMarkup(raw: unknown): InlineKeyboardMarkup | undefined | BotApiError {
+  if (raw === undefined) return undefined;
+  if (raw === INVALID_JSON || typeof raw !== "object" || raw === null || Array.isArray(raw)) return Errors.replyMarkupJson();
+  const rows = (raw as Record<string, unknown>).inline_keyboard;
+  if (rows === undefined) return undefined;
+  if (!Array.isArray(rows) || !rows.every((r) => Array.isArray(r))) return Errors.replyMarkupJson();
+  const keyboard = (rows as unknown[][]).filter((r) => r.length > 0);
+  if (keyboard.length === 0) return undefined;
+  for (const row of keyboard) {
+    for (const b of row) {
+      if (typeof b !== "object" || b === null || typeof (b as Record<string, unknown>).text !== "string") return Errors.replyMarkupJson();
+    }
+  }
+  if ((keyboard[0]![0] as Record<string, unknown>).pay !== true) return Errors.replyMarkupInvalid();
+  return { inline_keyboard: keyboard as Record<string, unknown>[][] };
+}
+
+export interface ReplyParameters {
+  message_id: number;
+  chat_id?: string;
+  allow_sending_without_reply: boolean;
+}
+
+function checkReplyParameters(raw: unknown): ReplyParameters | undefined | BotApiError {
+  if (raw === undefined) return undefined;
+  if (raw === INVALID_JSON || typeof raw !== "object" || raw === null || Array.isArray(raw)) return Errors.replyParametersJson();
+  const r = raw as Record<string, unknown>;
+  const id = typeof r.message_id === "string" && /^\d+$/.test(r.message_id) ? Number(r.message_id) : r.message_id;
+  if (typeof id !== "number" || !Number.isSafeInteger(id)) return Errors.replyParametersJson();
+  const chatId = r.chat_id === undefined || r.chat_id === "" ? undefined : String(r.chat_id);
+  const allow = r.allow_sending_without_reply === true || r.allow_sending_without_reply === "true";
+  return { message_id: id, ...(chatId !== undefined ? { chat_id: chatId } : {}), allow_sending_without_reply: allow };
+}
+
+/** Adds the error as the only issue; the route answers it as is (it starts with "Bad Request: "). */
+function fail(ctx: z.RefinementCtx, err: BotApiError): never {
+  ctx.addIssue({ code: "custom", message: err.description });
+  return z.NEVER;
+}
+const isError = (v: unknown): v is BotApiError => typeof v === "object" && v !== null && "error_code" in v;
+
+const chatIdParam = () => z.preprocess((v) => (typeof v === "number" ? String(v) : v), z.string().optional().catch(undefined));
+
+export const SendInvoiceParams = z
+  .object({
+    ...productShape,
+    chat_id: chatIdParam(),
+    start_parameter: optionalString(),
+    reply_markup: rawJson(),
+    reply_parameters: rawJson(),
+    disable_notification: boolParam(),
+    protect_content: boolParam(),
+    // Accepted and without effect in starpost (spec 4.1, rule 3).
+    message_thread_id: looseInt(),
+    direct_messages_topic_id: looseInt(),
+    allow_paid_broadcast: boolParam(),
+    message_effect_id: optionalString(),
+    suggested_post_parameters: rawJson(),
+  })
+  .transform((p, ctx) => {
+    const product = checkProduct(p);
+    if (isError(product)) return fail(ctx, product);
+    const markup = checkInvoiceMarkup(p.reply_markup);
+    if (isError(markup)) return fail(ctx, markup);
+    const reply = checkReplyParameters(p.reply_parameters);
+    if (isError(reply)) return fail(ctx, reply);
+    return {
+      product,
+      chat_id: p.chat_id ?? "",
+      start_parameter: p.start_parameter ?? "",
+      reply_markup: markup,
+      reply_parameters: reply,
+      protect_content: p.protect_content === true,
+      disable_notification: p.disable_notification === true,
+    };
+  });
+export type SendInvoiceParams = z.infer<typeof SendInvoiceParams>;
+
+/** The one subscription period Telegram allows: 30 days. */
+export const SUBSCRIPTION_PERIOD = 2_592_000;
+
+export const CreateInvoiceLinkParams = z
+  .object({
+    ...productShape,
+    business_connection_id: optionalString(),
+    subscription_period: looseInt(),
+  })
+  .transform((p, ctx) => {
+    const product = checkProduct(p);
+    if (isError(product)) return fail(ctx, product);
+    const period = p.subscription_period ?? 0;
+    if (period !== 0 && period !== SUBSCRIPTION_PERIOD) return fail(ctx, Errors.subscriptionPeriodInvalid());
+    return { product, subscription_period: period === 0 ? undefined : period };
+  });
+export type CreateInvoiceLinkParams = z.infer<typeof CreateInvoiceLinkParams>;
+
+export const AnswerPreCheckoutQueryParams = z
+  .object({
+    pre_checkout_query_id: requiredString("pre_checkout_query_id"),
+    ok: boolParam(),
+    error_message: optionalString(),
+  })
+  .transform((p, ctx) => {
+    // As in the official server: a missing `ok` is false, and a refusal must say why.
+    const ok = p.ok === true;
+    if (!ok && p.error_message === undefined) return fail(ctx, Errors.preCheckoutErrorRequired());
+    return { pre_checkout_query_id: p.pre_checkout_query_id, ok, error_message: ok ? undefined : p.error_message };
+  });
+export type AnswerPreCheckoutQueryParams = z.infer<typeof AnswerPreCheckoutQueryParams>;
+
+export const RefundStarPaymentParams = z.object({
+  user_id: z.preprocess(
+    (v) => (typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v === "" ? undefined : v),
+    z
+      .number({ error: (i) => (i.input === undefined ? Errors.paramRequired("user_id") : Errors.userIdInvalid()).description })
+      .int({ error: () => Errors.userIdInvalid().description })
+      .positive({ error: () => Errors.userIdInvalid().description }),
+  ),
+  telegram_payment_charge_id: requiredString("telegram_payment_charge_id"),
+});
+export type RefundStarPaymentParams = z.infer<typeof RefundStarPaymentParams>;
+
+/** offset from 0, limit clamped to 1..100 (default 100), never an error. */
+export const GetStarTransactionsParams = z
+  .object({ offset: looseInt(), limit: looseInt() })
+  .transform((p) => ({ offset: Math.max(0, p.offset ?? 0), limit: Math.min(100, Math.max(1, p.limit ?? 100)) }));
+export type GetStarTransactionsParams = z.infer<typeof GetStarTransactionsParams>;
+
 export const GetMyStarBalanceParams = z.object({});

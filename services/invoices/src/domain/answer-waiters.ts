@@ -1,0 +1,61 @@
+import type { Redis } from "ioredis";
+
+/**
+ * Payments waiting for their pre-checkout answer, woken through one pub/sub subscription per
+ * process: the answer may land on any replica, which publishes `<bot id>:<query id>`. Waiting
+ * costs a timer and a map entry, never a Redis connection. A lost wake-up only delays the
+ * caller to the timeout, where the state in Redis still tells the answer.
+ */
+export class AnswerWaiters {
+  private readonly waiting = new Map<string, () => void>();
+  private readonly onMessage = (channel: string, message: string) => {
+    if (channel === this.channel) this.waiting.get(message)?.();
+  };
+
+  constructor(
+    private readonly subscriber: Redis,
+    private readonly channel: string,
+  ) {}
+
+  async start(): Promise<void> {
+    this.subscriber.on("message", this.onMessage);
+    await this.subscriber.subscribe(this.channel);
+  }
+
+  get size(): number {
+    return this.waiting.size;
+  }
+
+  /**
+   * Starts waiting at once (call it before the answer can possibly come); resolves true when
+   * woken, false after `ms`.
+   */
+  wait(key: string, ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (woken: boolean) => {
+        clearTimeout(timer);
+        this.waiting.delete(key);
+        resolve(woken);
+      };
+      const timer = setTimeout(() => done(false), ms);
+      this.waiting.set(key, () => done(true));
+    });
+  }
+
+  /** Wakes a waiter of this process only. */
+  wakeLocal(key: string): void {
+    this.waiting.get(key)?.();
+  }
+
+  /** Wakes the waiter wherever it is: here at once, on other replicas through pub/sub. */
+  async wake(publisher: Redis, key: string): Promise<void> {
+    this.wakeLocal(key);
+    await publisher.publish(this.channel, key);
+  }
+
+  async close(): Promise<void> {
+    for (const wake of [...this.waiting.values()]) wake();
+    this.subscriber.off("message", this.onMessage);
+    await this.subscriber.unsubscribe(this.channel).catch(() => undefined);
+  }
+}

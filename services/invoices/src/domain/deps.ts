@@ -1,0 +1,17 @@
+import type { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import type { DrainJob } from "@starpost/shared";
+import type { AnswerWaiters } from "./answer-waiters.ts";
+import type { BotUsers } from "./bot-users.ts";
+
+/** What the invoice domain needs, built once by app.ts. */
+export interface InvoiceDomain {
+  redis: Redis;
+  deliveryQueue: Queue<DrainJob>;
+  bots: BotUsers;
+  waiters: AnswerWaiters;
+  /** how long a payment waits for answerPreCheckoutQuery (10 s, as in Telegram). */
+  answerTimeoutMs: number;
+  /** counts payments by final status. */
+  onPayment: (status: string) => void;
+}

@@ -1,0 +1,14 @@
+import { keys, success, type MethodOutcome, type ParamsOf } from "@starpost/shared";
+import type { InvoiceDomain } from "./deps.ts";
+
+/** getStarTransactions: the ledger oldest first, `offset`/`limit` already clamped by the schema. */
+export async function getStarTransactions(d: InvoiceDomain, botId: string, p: ParamsOf<"getStarTransactions">): Promise<MethodOutcome> {
+  const rows = await d.redis.lrange(keys.starLedger(botId), p.offset, p.offset + p.limit - 1);
+  return success({ transactions: rows.map((r) => JSON.parse(r)) });
+}
+
+/** getMyStarBalance: a StarAmount; starpost has no fractional Stars, so no nanostar_amount. */
+export async function getMyStarBalance(d: InvoiceDomain, botId: string): Promise<MethodOutcome> {
+  const amount = await d.redis.get(keys.starBalance(botId));
+  return success({ amount: Number(amount ?? 0) });
+}

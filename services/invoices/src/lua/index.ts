@@ -1,0 +1,27 @@
+import { readFileSync } from "node:fs";
+import type { Redis } from "ioredis";
+
+/** The invoices service's Lua commands (only this service moves money), defined once per client. */
+const SCRIPTS = {
+  spSendInvoice: { file: "send-invoice.lua", keys: 5 },
+  spAnswerPreCheckout: { file: "answer-pre-checkout.lua", keys: 5 },
+  spSettlePreCheckout: { file: "settle-pre-checkout.lua", keys: 1 },
+  spRefundStarPayment: { file: "refund-star-payment.lua", keys: 4 },
+} as const;
+
+type Arg = string | number;
+
+declare module "ioredis" {
+  interface RedisCommander<Context> {
+    spSendInvoice(...args: Arg[]): Promise<string[]>;
+    spAnswerPreCheckout(...args: Arg[]): Promise<(string | number)[]>;
+    spSettlePreCheckout(...args: Arg[]): Promise<[string, string, string]>;
+    spRefundStarPayment(...args: Arg[]): Promise<(string | number)[]>;
+  }
+}
+
+export function defineInvoiceScripts(client: Redis): void {
+  for (const [name, { file, keys }] of Object.entries(SCRIPTS)) {
+    client.defineCommand(name, { numberOfKeys: keys, lua: readFileSync(new URL(`./${file}`, import.meta.url), "utf8") });
+  }
+}
