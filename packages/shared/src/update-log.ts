@@ -1,43 +1,68 @@
 import type { Redis } from "ioredis";
 import { keys } from "./redis-keys.ts";
+import { chatJson, type Chat } from "./chats.ts";
 import { updateKind } from "./update-kinds.ts";
 
 /** At most this many unconfirmed updates per bot; beyond it new ones are dropped. */
 export const MAX_PENDING_UPDATES = 100_000;
 
+export type DropReason = "not_allowed" | "too_many_pending" | "unknown_kind";
 export type AppendOutcome =
   | { outcome: "appended"; update_id: number; webhook: boolean }
-  | { outcome: "dropped"; reason: "not_allowed" | "too_many_pending" | "unknown_kind" };
+  | { outcome: "dropped"; reason: DropReason };
+
+/** Chats and users met in pushed payloads, registered in the same step as the append. */
+export interface Parties {
+  chats: Chat[];
+  users: { id: number }[];
+}
 
 /**
- * Appends one update (`{<kind>: payload}` without update_id) to the bot's log. Filtering by
- * allowed_updates happens here, at creation, as in the official server; queued updates stay.
+ * Appends updates (`{<kind>: payload}` without update_id) to the bot's log in one Lua call,
+ * registering `parties` first. Filtering by allowed_updates happens here, at creation, as in the
+ * official server; queued updates stay. `undefined` when the bot does not exist.
  */
-export async function appendUpdate(
+export async function appendUpdates(
   redis: Redis,
   botId: string,
-  kindName: string,
-  payload: unknown,
+  updates: { kind: string; payload: unknown }[],
+  parties: Parties = { chats: [], users: [] },
   now = Date.now(),
-): Promise<AppendOutcome> {
-  const kind = updateKind(kindName);
-  if (!kind || !kind.produced) return { outcome: "dropped", reason: "unknown_kind" };
-  const [id, reason, webhook] = await redis.spAppendUpdate(
+): Promise<AppendOutcome[] | undefined> {
+  const args: (string | number)[] = [MAX_PENDING_UPDATES, keys.wakeChannel(), botId, parties.chats.length, parties.users.length];
+  for (const c of parties.chats) args.push(c.id, c.username?.toLowerCase() ?? "", JSON.stringify(chatJson(c)));
+  for (const u of parties.users) args.push(u.id, JSON.stringify(u));
+  const known = updates.map((u) => updateKind(u.kind));
+  updates.forEach((u, n) => {
+    const kind = known[n];
+    if (!kind || !kind.produced) return;
+    args.push(kind.name, kind.optIn ? "1" : "0", kind.queueKey(u.payload as Record<string, unknown>), now + kind.lifetime * 1000, JSON.stringify(u.payload));
+  });
+  const reply = await redis.spAppendUpdates(
+    keys.bot(botId),
     keys.updateLog(botId),
     keys.updateSeq(botId),
     keys.allowedUpdates(botId),
     keys.webhook(botId),
-    kind.name,
-    kind.optIn ? "1" : "0",
-    kind.queueKey(payload as Record<string, unknown>),
-    now + kind.lifetime * 1000,
-    JSON.stringify(payload),
-    MAX_PENDING_UPDATES,
-    keys.wakeChannel(),
-    botId,
+    keys.chats(botId),
+    keys.chatUsernames(botId),
+    keys.users(botId),
+    ...args,
   );
-  if (id === 0) return { outcome: "dropped", reason: reason as "not_allowed" | "too_many_pending" };
-  return { outcome: "appended", update_id: id, webhook: webhook === 1 };
+  if (reply[0] === -1) return undefined;
+  const webhook = reply[0] === 1;
+  let r = 1;
+  return known.map((kind): AppendOutcome => {
+    if (!kind || !kind.produced) return { outcome: "dropped", reason: "unknown_kind" };
+    const v = reply[r++]!;
+    return typeof v === "number" ? { outcome: "appended", update_id: v, webhook } : { outcome: "dropped", reason: v as DropReason };
+  });
+}
+
+/** Appends one update to an existing bot's log (payments, refunds). */
+export async function appendUpdate(redis: Redis, botId: string, kind: string, payload: unknown, now = Date.now()): Promise<AppendOutcome> {
+  const [outcome] = (await appendUpdates(redis, botId, [{ kind, payload }], undefined, now)) ?? [];
+  return outcome ?? { outcome: "dropped", reason: "unknown_kind" };
 }
 
 /** How a getUpdates read treats the bot's one waiting poll (see poll-updates.lua). */

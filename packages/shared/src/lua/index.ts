@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 
 /** starpost's Lua commands, each defined once per client with defineCommand. */
 const SCRIPTS = {
-  spAppendUpdate: { file: "append-update.lua", keys: 4 },
+  spAppendUpdates: { file: "append-updates.lua", keys: 8 },
   spPollUpdates: { file: "poll-updates.lua", keys: 4 },
   spReleasePoll: { file: "release-poll.lua", keys: 1 },
 } as const;
@@ -12,7 +12,7 @@ type Arg = string | number;
 
 declare module "ioredis" {
   interface RedisCommander<Context> {
-    spAppendUpdate(...args: Arg[]): Promise<[number, string, number]>;
+    spAppendUpdates(...args: Arg[]): Promise<(number | string)[]>;
     spPollUpdates(...args: Arg[]): Promise<string[]>;
     spReleasePoll(...args: Arg[]): Promise<number>;
   }

@@ -1,10 +1,8 @@
 import type { Redis } from "ioredis";
 import {
-  appendUpdate,
+  appendUpdates,
   Errors,
   failure,
-  keys,
-  saveChat,
   success,
   updateKind,
   type BotApiError,
@@ -43,24 +41,23 @@ function check(update: unknown): Checked | BotApiError {
 }
 
 /** Chats (`chat` objects) and users (`from`, `user`) met anywhere in a payload. */
-function collectParties(value: unknown, chats: Map<number, Chat>, users: Map<number, unknown>, depth = 0) {
+function collectParties(value: unknown, chats: Map<number, Chat>, users: Map<number, { id: number }>, depth = 0) {
   if (typeof value !== "object" || value === null || depth > 8) return;
   for (const [key, v] of Object.entries(value)) {
     if (typeof v !== "object" || v === null) continue;
     const o = v as Record<string, unknown>;
     if (key === "chat" && Number.isSafeInteger(o.id) && typeof o.type === "string") chats.set(o.id as number, o as unknown as Chat);
-    else if ((key === "from" || key === "user") && Number.isSafeInteger(o.id) && o.is_bot !== true) users.set(o.id as number, o);
+    else if ((key === "from" || key === "user") && Number.isSafeInteger(o.id) && o.is_bot !== true) users.set(o.id as number, o as { id: number });
     collectParties(v, chats, users, depth + 1);
   }
 }
 
 /**
  * `POST /platform/v1/bots/:botId/updates`: one Update or an array of up to 1000. Everything is
- * checked before anything is written, so a bad update in a batch changes nothing.
+ * checked before anything is written, then registration and the appends are one Lua call, so a
+ * bad update in a batch changes nothing and a good batch costs one round trip.
  */
 export async function ingestUpdates(deps: IngestDeps, botId: string, body: unknown): Promise<MethodOutcome> {
-  const { redis } = deps;
-  if (!(await redis.exists(keys.bot(botId)))) return failure(Errors.botNotFound());
   const batch = Array.isArray(body);
   const updates = batch ? (body as unknown[]) : [body];
   if (updates.length > MAX_UPDATES_PER_CALL) return failure(Errors.tooManyUpdates());
@@ -72,15 +69,10 @@ export async function ingestUpdates(deps: IngestDeps, botId: string, body: unkno
   }
 
   const chats = new Map<number, Chat>();
-  const users = new Map<number, unknown>();
+  const users = new Map<number, { id: number }>();
   for (const c of checked) collectParties(c, chats, users);
-  await Promise.all([
-    ...[...chats.values()].map((chat) => saveChat(redis, botId, chat)),
-    ...[...users].map(([id, user]) => redis.hset(keys.users(botId), String(id), JSON.stringify(user))),
-  ]);
-
-  const now = Date.now();
-  const results = await Promise.all(checked.map((c) => appendUpdate(redis, botId, c.kind, c.payload, now)));
+  const results = await appendUpdates(deps.redis, botId, checked, { chats: [...chats.values()], users: [...users.values()] });
+  if (!results) return failure(Errors.botNotFound());
   if (results.some((r) => r.outcome === "appended" && r.webhook)) await deps.onWebhookPending(botId);
   const answers = results.map((r) => {
     if (r.outcome === "appended") return { update_id: r.update_id };

@@ -1,0 +1,24 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createInterface } from "node:readline";
+
+/** Starts a bench helper script in its own process and waits for its "listening <port>" line. */
+export function startScript(script: string, env: Record<string, string> = {}): Promise<{ port: number; child: ChildProcess }> {
+  const path = fileURLToPath(new URL(script, new URL("./", import.meta.url)));
+  const child = spawn(process.execPath, ["--import", "tsx", path], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } });
+  return new Promise((resolve, reject) => {
+    child.on("exit", (code) => reject(new Error(`${script} exited ${code}`)));
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const m = /^listening (\d+)/.exec(line);
+      if (m) resolve({ port: Number(m[1]), child });
+    });
+  });
+}
+
+/** Resident set size of a process in MB, from /proc. */
+export function rssMb(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}

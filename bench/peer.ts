@@ -1,0 +1,96 @@
+/**
+ * The same work on starpost and on a peer, telegram-test-api: N user messages pushed through each
+ * one's user-side API (16 at a time), then drained by the bot through getUpdates. starpost keeps
+ * every update durably in Redis (append-only file, fsync always); the peer keeps them in memory.
+ */
+import { request } from "undici";
+import { freePort, Platform, startProcessStack, startRedis, stopProcess } from "@starpost/testkit";
+import { report, type Figure } from "./lib/report.ts";
+import { startScript } from "./lib/processes.ts";
+
+const N = Number(process.env.BENCH_PEER_MESSAGES ?? 5000);
+const CONCURRENCY = 16;
+const PLATFORM_TOKEN = "bench-platform-token-0123456789";
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await request(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const json = (await res.body.json()) as { ok: boolean };
+  if (res.statusCode !== 200 || !json.ok) throw new Error(`${url}: ${res.statusCode} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function pushAll(push: (i: number) => Promise<unknown>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < N) await push(next++);
+  }));
+}
+
+const message = (i: number) => ({
+  message_id: i + 1,
+  from: { id: 1000 + (i % 50), is_bot: false, first_name: "Ann" },
+  chat: { id: 1000 + (i % 50), type: "private", first_name: "Ann" },
+  date: Math.floor(Date.now() / 1000),
+  text: `message ${i}`,
+});
+
+async function starpost(): Promise<number> {
+  const redis = await startRedis({ appendonly: true });
+  const stack = await startProcessStack({ redisUrl: redis.url, workers: 1, env: { PLATFORM_TOKEN, LOG_LEVEL: "warn" } });
+  try {
+    const platform = new Platform(stack.gatewayUrl, PLATFORM_TOKEN);
+    const bot = await platform.createBot();
+    const started = performance.now();
+    await pushAll((i) => post(`${stack.gatewayUrl}/platform/v1/bots/${bot.id}/updates`, { message: message(i) }, { authorization: `Bearer ${PLATFORM_TOKEN}` }));
+    let got = 0;
+    let offset = 0;
+    while (got < N) {
+      const res = await request(`${stack.gatewayUrl}/bot${bot.token}/getUpdates?offset=${offset}&limit=100`);
+      const { result } = (await res.body.json()) as { result: { update_id: number }[] };
+      got += result.length;
+      if (result.length) offset = result[result.length - 1]!.update_id + 1;
+    }
+    return performance.now() - started;
+  } finally {
+    await stack.stop();
+    await redis.stop();
+  }
+}
+
+async function peer(): Promise<number> {
+  const port = await freePort();
+  const { child } = await startScript("./peer-server.ts", { PORT: String(port) });
+  const base = `http://127.0.0.1:${port}`;
+  const token = "1234:peer-bench-token";
+  try {
+    const started = performance.now();
+    await pushAll((i) => post(`${base}/sendMessage`, { ...message(i), botToken: token }));
+    let got = 0;
+    while (got < N) {
+      const res = await request(`${base}/bot${token}/getUpdates`);
+      const { result } = (await res.body.json()) as { result: unknown[] };
+      got += result.length;
+    }
+    return performance.now() - started;
+  } finally {
+    await stopProcess(child);
+  }
+}
+
+const peerMs = await peer();
+const ourMs = await starpost();
+const figures: Figure[] = [
+  { bench: "peer", name: `${N} messages pushed + drained, telegram-test-api`, value: peerMs, unit: "ms" },
+  {
+    bench: "peer",
+    name: `${N} messages pushed + drained, starpost (AOF fsync always)`,
+    value: ourMs,
+    unit: "ms",
+    ceiling: { name: "peer ms", value: peerMs },
+    ratio: peerMs / ourMs,
+    target: ">= 1",
+    targetOn: "ratio",
+    note: "ratio = peer time / starpost time (above 1: starpost faster)",
+  },
+];
+report(figures);
