@@ -1,0 +1,46 @@
+import { http, userMessage, type Platform, type Reply } from "@starpost/testkit";
+
+/** getUpdates as a raw GET with every parameter in the query string, the way most clients send it. */
+export function getUpdates(baseUrl: string, token: string, params: Record<string, unknown> = {}, signal?: AbortSignal): Promise<Reply> {
+  const query = new URLSearchParams(
+    Object.entries(params).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
+  ).toString();
+  if (!signal) return http(baseUrl, "GET", `/bot${token}/getUpdates${query ? `?${query}` : ""}`);
+  return fetch(`${baseUrl}/bot${token}/getUpdates?${query}`, { signal }).then(async (res) => ({
+    status: res.status,
+    headers: Object.fromEntries(res.headers),
+    body: await res.json(),
+  }));
+}
+
+/** Pushes `n` user messages to the bot, one platform call each, in order; returns their update ids. */
+export async function pushMessages(platform: Platform, botId: number, n: number, chatId = 1001): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(await push(platform, botId, userMessage(chatId, `m${i}`)));
+  return out;
+}
+
+/** Pushes one update through the platform API; its update_id, or null when it was dropped. */
+export async function push(platform: Platform, botId: number, update: unknown): Promise<number> {
+  const res = await platform.pushUpdate(botId, update);
+  if (res.status !== 200) throw new Error(`push failed: ${JSON.stringify(res.body)}`);
+  return res.body.result.update_id;
+}
+
+/** One sample of a Prometheus metric from a service's /metrics, 0 when absent. */
+export async function metric(serviceUrl: string, name: string, labels = ""): Promise<number> {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  const line = text.split("\n").find((l) => l.startsWith(labels ? `${name}{${labels}} ` : `${name} `));
+  return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : 0;
+}
+
+/** Resolves once `check` holds, polling every 10 ms for at most `ms`. */
+export async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export const ids = (reply: Reply) => (reply.body.result as { update_id: number }[]).map((u) => u.update_id);

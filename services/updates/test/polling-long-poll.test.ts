@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keys } from "@starpost/shared";
+import { startStack, userMessage, type TestStack } from "@starpost/testkit";
+import { eventually, getUpdates, ids, metric, push } from "./polling-helpers.ts";
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+const waiting = () => metric(stack.updatesUrl, "starpost_polls_waiting");
+const pollOwner = (botId: number) => stack.redis.get(keys.pollOwner(botId));
+
+describe("long polling", () => {
+  it("holds the request and answers as soon as an update is pushed", async () => {
+    const bot = await stack.platform.createBot();
+    const started = Date.now();
+    const poll = getUpdates(stack.gatewayUrl, bot.token, { timeout: 20 });
+    await eventually(async () => (await pollOwner(bot.id)) !== null);
+    expect(await waiting()).toBe(1);
+    const id = await push(stack.platform, bot.id, userMessage(5, "hello"));
+    const res = await poll;
+    expect(res.status).toBe(200);
+    expect(ids(res)).toEqual([id]);
+    expect(res.body.result[0].message.text).toBe("hello");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // An answered poll gives up its claim and its waiter.
+    expect(await pollOwner(bot.id)).toBeNull();
+    expect(await waiting()).toBe(0);
+  });
+
+  it("answers at once when updates are ready, without waiting", async () => {
+    const bot = await stack.platform.createBot();
+    await push(stack.platform, bot.id, userMessage(5, "ready"));
+    const started = Date.now();
+    const res = await getUpdates(stack.gatewayUrl, bot.token, { timeout: 30 });
+    expect(ids(res)).toEqual([1]);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await pollOwner(bot.id)).toBeNull();
+  });
+
+  it("answers an empty list when the timeout passes", async () => {
+    const bot = await stack.platform.createBot();
+    const started = Date.now();
+    const res = await getUpdates(stack.gatewayUrl, bot.token, { timeout: 1 });
+    expect(res.body).toEqual({ ok: true, result: [] });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    expect(await pollOwner(bot.id)).toBeNull();
+  });
+
+  it("a waiting poll keeps its offset: it confirms below it and returns from it", async () => {
+    const bot = await stack.platform.createBot();
+    await push(stack.platform, bot.id, userMessage(5, "one"));
+    const poll = getUpdates(stack.gatewayUrl, bot.token, { offset: 2, timeout: 20 });
+    await eventually(async () => (await pollOwner(bot.id)) !== null);
+    expect(await stack.redis.xlen(keys.updateLog(bot.id))).toBe(0);
+    await push(stack.platform, bot.id, userMessage(5, "two"));
+    expect(ids(await poll)).toEqual([2]);
+  });
+
+  it("an update the bot does not allow does not answer a waiting poll", async () => {
+    const bot = await stack.platform.createBot();
+    const poll = getUpdates(stack.gatewayUrl, bot.token, { timeout: 2 });
+    await eventually(async () => (await pollOwner(bot.id)) !== null);
+    const reaction = { message_reaction: { chat: { id: 5, type: "private" }, message_id: 1, date: 1, old_reaction: [], new_reaction: [] } };
+    const res = await stack.platform.pushUpdate(bot.id, reaction);
+    expect(res.body.result).toEqual({ update_id: null, dropped: "not_allowed" });
+    expect((await poll).body).toEqual({ ok: true, result: [] });
+  });
+
+  it("a client that disconnects mid-poll frees its waiter at once and loses no update", async () => {
+    const bot = await stack.platform.createBot();
+    const controller = new AbortController();
+    const poll = getUpdates(stack.gatewayUrl, bot.token, { timeout: 40 }, controller.signal).catch((e: Error) => e);
+    await eventually(async () => (await pollOwner(bot.id)) !== null);
+    expect(await waiting()).toBe(1);
+    controller.abort();
+    expect(await poll).toBeInstanceOf(Error);
+    await eventually(async () => (await waiting()) === 0 && (await pollOwner(bot.id)) === null);
+    // The update pushed after the client left waits for the next call.
+    const id = await push(stack.platform, bot.id, userMessage(5, "kept"));
+    const next = await getUpdates(stack.gatewayUrl, bot.token, { timeout: 5 });
+    expect(next.status).toBe(200);
+    expect(ids(next)).toEqual([id]);
+  });
+
+  it("updates pushed together are answered together", async () => {
+    const bot = await stack.platform.createBot();
+    const poll = getUpdates(stack.gatewayUrl, bot.token, { timeout: 20 });
+    await eventually(async () => (await pollOwner(bot.id)) !== null);
+    await Promise.all([1, 2, 3].map((i) => push(stack.platform, bot.id, userMessage(5, `burst ${i}`))));
+    const first = ids(await poll);
+    expect(first.length).toBeGreaterThanOrEqual(1);
+    // Whatever the first answer did not carry comes with the next one, in order, without loss.
+    const rest = ids(await getUpdates(stack.gatewayUrl, bot.token, { offset: first.at(-1)! + 1 }));
+    expect([...first, ...rest]).toEqual([1, 2, 3]);
+  });
+});
+
+describe("expiry", () => {
+  it("never returns an update whose lifetime ended (150 s for callback queries, 24 h for messages)", async () => {
+    const { appendUpdate } = await import("@starpost/shared");
+    const bot = await stack.platform.createBot();
+    const botId = String(bot.id);
+    const callback = { id: "cb1", from: { id: 5, is_bot: false, first_name: "Ann" }, chat_instance: "x", data: "d" };
+    const now = Date.now();
+    const old = await appendUpdate(stack.redis, botId, "callback_query", callback, now - 151_000);
+    const fresh = await appendUpdate(stack.redis, botId, "callback_query", callback, now - 149_000);
+    const oldMessage = await appendUpdate(stack.redis, botId, "message", userMessage(5, "old").message, now - 86_401_000);
+    const message = await appendUpdate(stack.redis, botId, "message", userMessage(5, "new").message, now - 86_000_000);
+    expect([old, fresh, oldMessage, message].map((o) => o.outcome)).toEqual(["appended", "appended", "appended", "appended"]);
+    const res = await getUpdates(stack.gatewayUrl, bot.token);
+    expect(ids(res)).toEqual([2, 4]);
+    // Expired updates are deleted as they are met, so the log holds only live ones.
+    expect(await stack.redis.xlen(keys.updateLog(bot.id))).toBe(2);
+  });
+});

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keys } from "@starpost/shared";
+import { http, startStack, type TestStack } from "@starpost/testkit";
+import { getUpdates, ids, pushMessages } from "./polling-helpers.ts";
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+const newBot = () => stack.platform.createBot();
+
+describe("getUpdates offsets", () => {
+  it("returns updates in id order, ids increasing by one, each {update_id, <kind>}", async () => {
+    const bot = await newBot();
+    const pushed = await pushMessages(stack.platform, bot.id, 5);
+    expect(pushed).toEqual([1, 2, 3, 4, 5]);
+    const res = await getUpdates(stack.gatewayUrl, bot.token);
+    expect(res.status).toBe(200);
+    expect(res.body.ok).toBe(true);
+    expect(ids(res)).toEqual([1, 2, 3, 4, 5]);
+    expect(Object.keys(res.body.result[0])).toEqual(["update_id", "message"]);
+    expect(res.body.result[0].message.text).toBe("m0");
+  });
+
+  it("a positive offset confirms every smaller id for good", async () => {
+    const bot = await newBot();
+    await pushMessages(stack.platform, bot.id, 5);
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token, { offset: 3 }))).toEqual([3, 4, 5]);
+    // Confirmed updates are gone: absent offset starts at the oldest unconfirmed one.
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token))).toEqual([3, 4, 5]);
+    expect(await stack.redis.xlen(keys.updateLog(bot.id))).toBe(3);
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token, { offset: 6 }))).toEqual([]);
+    expect(await stack.redis.xlen(keys.updateLog(bot.id))).toBe(0);
+    // Ids keep increasing after everything was confirmed.
+    expect(await pushMessages(stack.platform, bot.id, 1)).toEqual([6]);
+  });
+
+  it("a negative offset keeps only the newest |offset| updates and returns them", async () => {
+    const bot = await newBot();
+    await pushMessages(stack.platform, bot.id, 6);
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token, { offset: -2 }))).toEqual([5, 6]);
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token))).toEqual([5, 6]);
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token, { offset: -1, limit: 5 }))).toEqual([6]);
+  });
+
+  it("a negative offset below -10000 counts as -10000 (the spec's limit), never an error", async () => {
+    const bot = await newBot();
+    await pushMessages(stack.platform, bot.id, 3);
+    const res = await getUpdates(stack.gatewayUrl, bot.token, { offset: -99999 });
+    expect(res.status).toBe(200);
+    expect(ids(res)).toEqual([1, 2, 3]);
+  });
+
+  it("an offset just past the newest confirms everything; one far beyond confirms nothing", async () => {
+    const bot = await newBot();
+    await pushMessages(stack.platform, bot.id, 3);
+    // Far beyond the next id (another server's ids, say): the official server reads from the oldest.
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token, { offset: 1_000_000 }))).toEqual([1, 2, 3]);
+    expect(await stack.redis.xlen(keys.updateLog(bot.id))).toBe(3);
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token, { offset: 4 }))).toEqual([]);
+    expect(await stack.redis.xlen(keys.updateLog(bot.id))).toBe(0);
+  });
+
+  it("accepts parameters as JSON numbers, JSON strings, form fields and query strings alike", async () => {
+    const bot = await newBot();
+    await pushMessages(stack.platform, bot.id, 4);
+    const json = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getUpdates`, { body: { offset: 2, limit: 1 } });
+    expect(ids(json)).toEqual([2]);
+    const strings = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getUpdates`, { body: { offset: "3", limit: "1" } });
+    expect(ids(strings)).toEqual([3]);
+    const form = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getUpdates`, {
+      body: "offset=4&limit=1",
+      contentType: "application/x-www-form-urlencoded",
+    });
+    expect(ids(form)).toEqual([4]);
+    // On a duplicate name the query string wins.
+    const both = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getUpdates?limit=1`, { body: { limit: 50 } });
+    expect(ids(both)).toEqual([4]);
+  });
+});
+
+describe("getUpdates clamps, never errors", () => {
+  it("limit 0 becomes 1, above 100 becomes 100, absent is 100", async () => {
+    const bot = await newBot();
+    await pushMessages(stack.platform, bot.id, 150);
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token, { limit: 0 }))).toEqual([1]);
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token, { limit: -7 }))).toEqual([1]);
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token, { limit: 1000 }))).toHaveLength(100);
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token))).toHaveLength(100);
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token, { limit: 7 }))).toHaveLength(7);
+  });
+
+  it("garbage numbers are read as the default, out-of-range timeouts are clamped", async () => {
+    const bot = await newBot();
+    await pushMessages(stack.platform, bot.id, 2);
+    for (const params of [
+      { offset: "abc", limit: "lots", timeout: "soon" },
+      { offset: "1.5", limit: "2e3", timeout: "-4" },
+      { offset: [1], limit: { n: 1 }, timeout: true },
+      { offset: "99999999999999999999999", limit: "-99999999999999999999" },
+    ]) {
+      const res = await getUpdates(stack.gatewayUrl, bot.token, params);
+      expect(res.status, JSON.stringify(params)).toBe(200);
+      expect(res.body.ok).toBe(true);
+      expect(ids(res).length).toBeGreaterThan(0);
+    }
+  });
+
+  it("a negative timeout does not wait", async () => {
+    const bot = await newBot();
+    const started = Date.now();
+    const res = await getUpdates(stack.gatewayUrl, bot.token, { timeout: -30 });
+    expect(res.body).toEqual({ ok: true, result: [] });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
