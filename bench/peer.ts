@@ -1,7 +1,8 @@
 /**
  * The same work on starpost and on a peer, telegram-test-api: N user messages pushed through each
  * one's user-side API (16 at a time), then drained by the bot through getUpdates. starpost keeps
- * every update durably in Redis (append-only file, fsync always); the peer keeps them in memory.
+ * every update durably in Redis (append-only file, fsync always; BENCH_AOF=no turns the file off to
+ * show what durability costs); the peer keeps them in memory.
  */
 import { request } from "undici";
 import { freePort, Platform, startProcessStack, startRedis, stopProcess } from "@starpost/testkit";
@@ -35,7 +36,7 @@ const message = (i: number) => ({
 });
 
 async function starpost(): Promise<number> {
-  const redis = await startRedis({ appendonly: true });
+  const redis = await startRedis({ appendonly: process.env.BENCH_AOF !== "no" });
   const stack = await startProcessStack({ redisUrl: redis.url, workers: 1, env: { PLATFORM_TOKEN, LOG_LEVEL: "warn" } });
   try {
     const platform = new Platform(stack.gatewayUrl, PLATFORM_TOKEN);
@@ -83,7 +84,7 @@ const figures: Figure[] = [
   { bench: "peer", name: `${N} messages pushed + drained, telegram-test-api`, value: peerMs, unit: "ms" },
   {
     bench: "peer",
-    name: `${N} messages pushed + drained, starpost (AOF fsync always)`,
+    name: `${N} messages pushed + drained, starpost (${process.env.BENCH_AOF === "no" ? "no AOF" : "AOF fsync always"})`,
     value: ourMs,
     unit: "ms",
     ceiling: { name: "peer ms", value: peerMs },
