@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "@starpost/invoices";
+import { createDeliveryQueue, createRedis, type Redis } from "@starpost/shared";
+import { botClient, http, startStack, type TestStack } from "@starpost/testkit";
+import { waitForUpdate } from "./helpers.ts";
+
+// The stack's internal token (packages/testkit/src/stack.ts).
+const INTERNAL_TOKEN = "test-internal-token";
+
+let stack: TestStack;
+let replica: FastifyInstance;
+let replicaUrl: string;
+let closeQueue: () => Promise<void>;
+const clients: Redis[] = [];
+
+beforeAll(async () => {
+  stack = await startStack();
+  const connect = (role: string, bullmq = false) => {
+    const c = createRedis({ url: stack.redisServer.url, logger: stack.logger, role, bullmq });
+    clients.push(c);
+    return c;
+  };
+  const deliveryQueue = createDeliveryQueue(connect("replica-queue", true));
+  replica = await buildApp({ redis: connect("replica"), subscriber: connect("replica-subscriber"), deliveryQueue, logger: stack.logger, internalToken: INTERNAL_TOKEN });
+  replicaUrl = await replica.listen({ port: 0, host: "127.0.0.1" });
+  closeQueue = () => deliveryQueue.close();
+});
+afterAll(async () => {
+  await replica.close();
+  await closeQueue();
+  await Promise.all(clients.map((c) => c.quit()));
+  await stack.close();
+});
+
+const internal = { "x-internal-token": INTERNAL_TOKEN };
+
+it("a payment waiting on one replica is woken by an answer on another, at once", async () => {
+  const bot = await stack.platform.createBot();
+  await stack.platform.putChat(bot.id, { id: 601, type: "private", first_name: "Cy" });
+  const call = botClient(stack.gatewayUrl, bot.token);
+  const send = await call("sendInvoice", { chat_id: 601, title: "T", description: "D", payload: "p", currency: "XTR", prices: [{ label: "x", amount: 9 }] });
+  const user = { id: 601, first_name: "Cy" };
+
+  // Waiting on the stack's replica (through the gateway), answered on the second replica.
+  let started = Date.now();
+  const paying = stack.platform.call("POST", `/bots/${bot.id}/payments`, { chat_id: 601, message_id: send.body.result.message_id, user });
+  const q1 = await waitForUpdate(stack, bot.id, (u) => u.pre_checkout_query);
+  const answer = await http(replicaUrl, "POST", "/internal/call/answerPreCheckoutQuery", {
+    body: { botId: String(bot.id), params: { pre_checkout_query_id: q1.pre_checkout_query.id, ok: true } },
+    headers: internal,
+  });
+  expect(answer.body).toEqual({ ok: true, result: true });
+  expect((await paying).body.result.status).toBe("paid");
+  // Well before the 10 s deadline: the wake-up crossed replicas through pub/sub.
+  expect(Date.now() - started).toBeLessThan(5_000);
+
+  // Waiting on the second replica, answered through the gateway.
+  started = Date.now();
+  const paying2 = http(replicaUrl, "POST", `/internal/platform/bots/${bot.id}/payments`, {
+    body: { chat_id: 601, message_id: send.body.result.message_id, user },
+    headers: internal,
+  });
+  const q2 = await waitForUpdate(stack, bot.id, (u) => u.pre_checkout_query && u.pre_checkout_query.id !== q1.pre_checkout_query.id);
+  expect((await call("answerPreCheckoutQuery", { pre_checkout_query_id: q2.pre_checkout_query.id, ok: false, error_message: "later" })).body.result).toBe(true);
+  expect((await paying2).body).toEqual({ ok: true, result: { status: "declined", error_message: "later" } });
+  expect(Date.now() - started).toBeLessThan(5_000);
+  expect((await call("getMyStarBalance")).body.result).toEqual({ amount: 9 });
+});
+
+it("answers internal calls only with the internal token", async () => {
+  const r = await http(replicaUrl, "POST", "/internal/call/getMyStarBalance", { body: { botId: "1", params: {} } });
+  expect(r.body).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
+});
