@@ -16,8 +16,6 @@ import { pollingMetrics, type PollingMetrics } from "./metrics.ts";
 import type { PollingDeps, PollTerminator } from "./types.ts";
 import { parseWakeMessage, webhookMessage } from "./wake-messages.ts";
 
-/** After a wake-up, wait this long so updates pushed together are answered together. */
-const WAKE_BATCH_MS = 1;
 /** The claim in Redis outlives the poll's own deadline by this much (a stuck process frees it). */
 const CLAIM_MARGIN_MS = 10_000;
 
@@ -35,7 +33,7 @@ interface Waiter {
   /** the deadline passed: the next read is the last. */
   expired: boolean;
   done: boolean;
-  wakeTimer?: NodeJS.Timeout;
+  wakeTimer?: NodeJS.Immediate;
   deadlineTimer?: NodeJS.Timeout;
   answer: Promise<MethodOutcome>;
   resolve(outcome: MethodOutcome): void;
@@ -215,10 +213,12 @@ export class PollHub implements PollTerminator {
     for (const w of this.waitersOf(botId)) {
       if (w.reading) w.dirty = true;
       else if (!w.wakeTimer) {
-        w.wakeTimer = setTimeout(() => {
+        // The batching delay: every wake message already read from the socket is handled first,
+        // so updates pushed together are answered together, at no added latency.
+        w.wakeTimer = setImmediate(() => {
           w.wakeTimer = undefined;
           void this.pump(w);
-        }, WAKE_BATCH_MS);
+        });
       }
     }
   }
@@ -255,7 +255,7 @@ export class PollHub implements PollTerminator {
   private finish(w: Waiter, outcome: MethodOutcome, end: string): void {
     if (w.done) return;
     w.done = true;
-    clearTimeout(w.wakeTimer);
+    clearImmediate(w.wakeTimer);
     clearTimeout(w.deadlineTimer);
     this.unregister(w);
     this.metrics.answered.inc({ end });
@@ -266,7 +266,7 @@ export class PollHub implements PollTerminator {
   private terminate(w: Waiter, error: BotApiError, reason: string): void {
     if (w.done) return;
     w.done = true;
-    clearTimeout(w.wakeTimer);
+    clearImmediate(w.wakeTimer);
     clearTimeout(w.deadlineTimer);
     this.unregister(w);
     this.metrics.answered.inc({ end: "conflict" });
