@@ -1,0 +1,115 @@
+/**
+ * 10,000 bots each holding a getUpdates(timeout=50) on one updates process: memory (RSS of the
+ * gateways plus the updates process) and Redis connections, idle and with every poll held. The
+ * services run as separate processes on a private redis-server.
+ *
+ * One gateway would need 20,000 descriptors for 10,000 polls (one socket in, one out each), which
+ * is this machine's hard `ulimit -n`; two gateway replicas share the front, one updates process
+ * holds every poll.
+ *
+ *   node --import tsx bench/idle-polls.ts        (BENCH_IDLE_POLLS, default 10000)
+ */
+import { setMaxListeners } from "node:events";
+import { Agent, request } from "undici";
+import { createLogger, createRedis } from "@starpost/shared";
+import { Platform, startProcessStack, startRedis } from "@starpost/testkit";
+import { rssMb } from "./lib/processes.ts";
+import { report } from "./lib/report.ts";
+
+const N = Number(process.env.BENCH_IDLE_POLLS ?? 10_000);
+const PLATFORM_TOKEN = "bench-platform-token-0123456789";
+
+async function inParallel(n: number, concurrency: number, task: (i: number) => Promise<unknown>) {
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < n) await task(next++);
+  }));
+}
+
+const redisServer = await startRedis();
+const stack = await startProcessStack({ redisUrl: redisServer.url, workers: 0, env: { PLATFORM_TOKEN, LOG_LEVEL: "warn" } });
+const secondGateway = await stack.addReplica("gateway");
+const redis = createRedis({ url: redisServer.url, logger: createLogger("bench", "warn"), role: "bench" });
+const agent = new Agent({ connections: null, keepAliveTimeout: 60_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
+const polls: Promise<unknown>[] = [];
+const controller = new AbortController();
+setMaxListeners(N + 10, controller.signal); // one abort listener per held poll, on purpose
+try {
+  const gateways = [stack.gatewayUrl, `http://127.0.0.1:${secondGateway.port}`];
+  const pids = stack.processes.filter((p) => p.service === "gateway" || p.service === "updates").map((p) => p.child.pid!);
+  const updates = stack.processes.find((p) => p.service === "updates")!;
+  const waiting = async () => {
+    const text = await (await request(`http://127.0.0.1:${updates.port}/metrics`)).body.text();
+    return Number(/^starpost_polls_waiting (\d+)/m.exec(text)?.[1] ?? 0);
+  };
+  const clients = async () => Number(/connected_clients:(\d+)/.exec(await redis.info("clients"))?.[1]);
+  const rss = () => pids.reduce((sum, pid) => sum + rssMb(pid), 0);
+
+  const platform = new Platform(stack.gatewayUrl, PLATFORM_TOKEN);
+  const bots: { id: number; token: string }[] = [];
+  const t0 = performance.now();
+  await inParallel(N, 32, async () => bots.push(await platform.createBot()));
+  const createSeconds = (performance.now() - t0) / 1000;
+
+  // Warm both fronts (a few polls each) so the idle figures include loaded code, not just startup.
+  for (const g of gateways) await request(`${g}/bot${bots[0]!.token}/getUpdates`).then((r) => r.body.dump());
+  await new Promise((r) => setTimeout(r, 500));
+  const idleRss = rss();
+  const idleClients = await clients();
+
+  const t1 = performance.now();
+  for (let i = 0; i < N; i++) {
+    const bot = bots[i]!;
+    polls.push(
+      request(`${gateways[i % 2]}/bot${bot.token}/getUpdates?timeout=50`, { dispatcher: agent, signal: controller.signal })
+        .then((r) => r.body.dump())
+        .catch(() => undefined),
+    );
+    if (i % 500 === 499) await new Promise((r) => setImmediate(r));
+  }
+  while ((await waiting()) < N) {
+    if (performance.now() - t1 > 60_000) throw new Error(`only ${await waiting()} polls waiting after 60 s`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const openSeconds = (performance.now() - t1) / 1000;
+  await new Promise((r) => setTimeout(r, 2000));
+  const heldRss = rss();
+  const heldClients = await clients();
+  const heldWaiting = await waiting();
+
+  // One of the 10,000 still gets its update promptly.
+  const probe = bots[Math.floor(N / 2)]!;
+  const t2 = performance.now();
+  await request(`${stack.gatewayUrl}/platform/v1/bots/${probe.id}/updates`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${PLATFORM_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ message: { message_id: 1, chat: { id: 5, type: "private", first_name: "A" }, date: 0, text: "hi" } }),
+  }).then((r) => r.body.dump());
+  await polls[Math.floor(N / 2)];
+  const probeMs = performance.now() - t2;
+
+  controller.abort();
+  await Promise.all(polls);
+  const t3 = performance.now();
+  while ((await waiting()) > 0 && performance.now() - t3 < 30_000) await new Promise((r) => setTimeout(r, 100));
+  const freedSeconds = (performance.now() - t3) / 1000;
+  const leftWaiting = await waiting();
+
+  report([
+    { bench: "idle-polls", name: `polls held by one updates process`, value: heldWaiting, unit: "polls", target: `>= ${N}`, targetOn: "value" },
+    { bench: "idle-polls", name: "RSS gateways + updates, idle", value: idleRss, unit: "MB" },
+    { bench: "idle-polls", name: `RSS gateways + updates, ${N} polls held`, value: heldRss, unit: "MB", target: "<= 300", targetOn: "value" },
+    { bench: "idle-polls", name: "RSS per held poll", value: ((heldRss - idleRss) * 1024) / N, unit: "KB" },
+    { bench: "idle-polls", name: "Redis connections, idle", value: idleClients, unit: "conns" },
+    { bench: "idle-polls", name: `Redis connections, ${N} polls held`, value: heldClients, unit: "conns", target: `<= ${idleClients}`, targetOn: "value" },
+    { bench: "idle-polls", name: "one of them answered after its update was pushed", value: probeMs, unit: "ms" },
+    { bench: "idle-polls", name: `time to open ${N} polls`, value: openSeconds, unit: "s", note: `bots created in ${createSeconds.toFixed(1)} s` },
+    { bench: "idle-polls", name: "time until every waiter was freed after the clients left", value: freedSeconds, unit: "s", note: `${leftWaiting} left` },
+  ]);
+} finally {
+  controller.abort();
+  await agent.close().catch(() => undefined);
+  await redis.quit();
+  await stack.stop();
+  await redisServer.stop();
+}
