@@ -1,4 +1,4 @@
-import { Errors, failure, keys, success, type MethodOutcome, type ParamsOf } from "@starpost/shared";
+import { Errors, failure, keys, RawJson, success, type MethodOutcome, type ParamsOf } from "@starpost/shared";
 import type { InvoiceDomain } from "./deps.ts";
 
 /** What a payment needs to know about an invoice message (never shown to users). */
@@ -58,5 +58,6 @@ export async function sendInvoice(d: InvoiceDomain, botId: string, p: ParamsOf<"
   if (status === "chat_not_found") return failure(Errors.chatNotFound());
   if (status === "chat_type") return failure(Errors.chatTypeUnsupported());
   if (status === "reply_not_found") return failure(Errors.replyNotFound());
-  return success(JSON.parse(message!));
+  // The Message JSON was assembled in key order by the Lua step; it goes out as is.
+  return success(new RawJson(message!));
 }
