@@ -79,3 +79,19 @@ describe("the request front", () => {
     expect(r.body).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
   });
 });
+
+describe("JSON bodies", () => {
+  it("refuses a Bot API call whose JSON body is not an object", async () => {
+    for (const body of ["[1,2]", "3", '"x"', "null"]) {
+      const r = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getMe`, { body });
+      expect(r.body).toEqual({ ok: false, error_code: 400, description: "Bad Request: can't parse request body" });
+    }
+  });
+
+  it("takes a platform batch as a JSON array", async () => {
+    const r = await stack.platform.pushUpdate(bot.id, [{ message: { message_id: 1, date: 1, chat: { id: 5, type: "private" }, text: "a" } }, { message: { message_id: 2, date: 1, chat: { id: 5, type: "private" }, text: "b" } }]);
+    expect(r.status).toBe(200);
+    expect(r.body.result).toHaveLength(2);
+    expect(r.body.result[1].update_id).toBe(r.body.result[0].update_id + 1);
+  });
+});

@@ -8,16 +8,14 @@ export const BODY_LIMIT = 1024 * 1024;
 /** A parsed body or query: parameter name -> string (forms) or any JSON value (JSON bodies). */
 export type Params = Record<string, unknown>;
 
-function parseJson(raw: string): Params {
+/** Any JSON value: Bot API calls need an object (checked by the route), platform batches an array. */
+function parseJson(raw: string): unknown {
   if (raw.trim() === "") return {};
-  let value: unknown;
   try {
-    value = JSON.parse(raw);
+    return JSON.parse(raw);
   } catch {
     throw Errors.badRequestBody();
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw Errors.badRequestBody();
-  return value as Params;
 }
 
 function parseForm(raw: string): Params {
@@ -25,7 +23,7 @@ function parseForm(raw: string): Params {
 }
 
 /** Parses a non-multipart body by its content type; any other type is ignored like an empty body. */
-export function parseBody(contentType: string | undefined, raw: string): Params {
+export function parseBody(contentType: string | undefined, raw: string): unknown {
   const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
   if (type === "application/json") return parseJson(raw);
   if (type === "application/x-www-form-urlencoded") return parseForm(raw);
@@ -59,7 +57,7 @@ export async function registerBodyParsers(app: FastifyInstance) {
 }
 
 /** Reads the body of a GET request, which fastify does not parse (the official server does). */
-export async function readGetBody(req: FastifyRequest): Promise<Params> {
+export async function readGetBody(req: FastifyRequest): Promise<unknown> {
   const length = Number(req.headers["content-length"] ?? 0);
   if (!(length > 0) && req.headers["transfer-encoding"] === undefined) return {};
   if (length > BODY_LIMIT) throw Errors.tooLarge();

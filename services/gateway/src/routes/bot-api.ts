@@ -33,11 +33,12 @@ const own: Partial<Record<MethodName, (bot: BotRecord) => MethodOutcome>> = {
   close: () => success(true),
 };
 
-/** Merges query string and body; on a duplicate name the query string wins. */
+/** Merges query string and body (a JSON body must be an object); on a duplicate name the query string wins. */
 async function collectParams(req: FastifyRequest): Promise<Params> {
-  const body = req.method === "GET" || req.method === "HEAD" ? await readGetBody(req) : ((req.body ?? {}) as Params);
+  const body = req.method === "GET" || req.method === "HEAD" ? await readGetBody(req) : req.body === undefined ? {} : req.body;
+  if (typeof body !== "object" || body === null || Array.isArray(body)) throw Errors.badRequestBody();
   const query = (req.query ?? {}) as Record<string, unknown>;
-  return { ...body, ...query };
+  return { ...(body as Params), ...query };
 }
 
 /** `/bot<token>/<method>`: token check, method lookup, then the owning service answers. */
