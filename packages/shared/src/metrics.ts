@@ -33,7 +33,7 @@ export class Registry {
     return m;
   }
 
-  gauge(name: string, help: string, collect?: () => number | Promise<number> | Map<string, number>) {
+  gauge(name: string, help: string, collect?: () => number | Map<string, number> | Promise<number | Map<string, number>>) {
     const values = new Map<string, number>();
     const m = {
       set(value: number, labels: Labels = {}) {

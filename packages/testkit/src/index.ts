@@ -3,3 +3,4 @@ export * from "./redis-server.ts";
 export * from "./stack.ts";
 export * from "./compose-file.ts";
 export * from "./compose-stack.ts";
+export * from "./webhook-receiver.ts";

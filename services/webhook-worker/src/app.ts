@@ -1,6 +1,24 @@
+import { Worker } from "bullmq";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { createHttpServer, registerOps, Registry, type Logger } from "@starpost/shared";
+import {
+  createDeliveryQueue,
+  createHttpServer,
+  DELIVERY_QUEUE,
+  keys,
+  pendingCount,
+  registerOps,
+  Registry,
+  scheduleDrain,
+  type DrainJob,
+  type Logger,
+  type ServiceClient,
+} from "@starpost/shared";
+import { WebhookSender, type SenderOptions } from "./delivery/sender.ts";
+import { BotDrain, type DrainOutcome } from "./drain/bot-drain.ts";
+import { workerMetrics } from "./metrics.ts";
+import { startReconciler } from "./reconciler.ts";
+import { replyMethodRunner } from "./reply-method.ts";
 
 export interface WorkerDeps {
   redis: Redis;
@@ -13,4 +31,112 @@ export async function buildOpsApp(deps: WorkerDeps): Promise<FastifyInstance> {
   const app = createHttpServer(deps.logger);
   registerOps(app, { registry: deps.registry, ready: async () => (await deps.redis.ping()) === "PONG" });
   return app;
+}
+
+export interface DeliveryWorkerDeps extends WorkerDeps {
+  /** a BullMQ connection (`createRedis({ bullmq: true })`) for the worker and its queue. */
+  connection: Redis;
+  /** runs methods found in webhook answers in their owning services. */
+  services: ServiceClient;
+  /** bots drained at once by this process. */
+  concurrency: number;
+  /** BullMQ lock: a killed worker's drain is taken over by another after about lock + stalled interval. */
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  reconcileMs: number;
+  backoffScale: number;
+  sender: SenderOptions;
+}
+
+export interface DeliveryWorker {
+  start(): void;
+  /** SIGTERM: stop taking drains, finish the requests in flight, hand pending work back to the queue. */
+  close(): Promise<void>;
+}
+
+/** The webhook delivery pool of one process: a BullMQ worker whose jobs each drain one bot. */
+export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
+  const { redis, logger } = deps;
+  const metrics = workerMetrics(deps.registry);
+  const queue = createDeliveryQueue(deps.connection);
+  const sender = new WebhookSender(deps.sender);
+  const replies = replyMethodRunner(deps.services, logger, metrics);
+  const stop = new AbortController();
+  const followUps = new Set<Promise<void>>();
+
+  deps.registry.gauge("starpost_webhook_queue_depth", "Drain jobs (one per bot with pending updates) by state", async () => {
+    const counts = await queue.getJobCounts("wait", "active", "delayed");
+    return new Map(Object.entries(counts).map(([state, n]) => [`state="${state}"`, n]));
+  });
+
+  const drainDeps = {
+    redis,
+    logger,
+    metrics,
+    backoffScale: deps.backoffScale,
+    deliver: sender.deliver.bind(sender),
+    onReply: replies.run,
+  };
+
+  const worker = new Worker<DrainJob, DrainOutcome>(
+    DELIVERY_QUEUE,
+    async (job) => new BotDrain(drainDeps, job.data.botId).run(stop.signal),
+    {
+      connection: deps.connection,
+      prefix: keys.queuePrefix(),
+      concurrency: deps.concurrency,
+      lockDuration: deps.lockDurationMs,
+      stalledInterval: deps.stalledIntervalMs,
+      // A stalled drain (its worker died) is always run again, never failed.
+      maxStalledCount: Number.MAX_SAFE_INTEGER,
+      autorun: false,
+    },
+  );
+
+  /**
+   * An append made while a drain was running found the job and was deduplicated away, so once
+   * the job is gone, look at the log again and schedule the next drain (at the retry time when
+   * the drain ended waiting for one).
+   */
+  async function afterDrain(botId: string, outcome: DrainOutcome | undefined) {
+    if (!(await redis.exists(keys.webhook(botId)))) return;
+    if ((await pendingCount(redis, botId)) === 0) return;
+    const delay = outcome?.reason === "backoff" ? Math.max(0, outcome.retryAt - Date.now()) : 0;
+    await scheduleDrain(queue, botId, delay);
+  }
+  const follow = (botId: string, outcome: DrainOutcome | undefined) => {
+    const p = afterDrain(botId, outcome).catch((err: Error) =>
+      logger.warn({ botId, err: { message: err.message } }, "could not schedule the next drain; the reconciler will"),
+    );
+    followUps.add(p);
+    void p.finally(() => followUps.delete(p));
+  };
+  worker.on("completed", (job, outcome) => {
+    metrics.drains.inc({ reason: outcome.reason });
+    follow(job.data.botId, outcome);
+  });
+  worker.on("failed", (job, err) => {
+    metrics.drains.inc({ reason: "failed" });
+    logger.warn({ botId: job?.data.botId, err: { message: err.message } }, "drain failed");
+    if (job) follow(job.data.botId, { reason: "backoff", retryAt: Date.now() + 1000 });
+  });
+  worker.on("stalled", (jobId) => logger.warn({ jobId }, "drain stalled (its worker died); running it again"));
+  worker.on("error", (err) => logger.error({ err: { message: err.message } }, "worker error"));
+
+  let reconciler: ReturnType<typeof startReconciler> | undefined;
+  return {
+    start() {
+      void worker.run();
+      reconciler = startReconciler({ redis, queue, logger, intervalMs: deps.reconcileMs });
+    },
+    async close() {
+      await reconciler?.stop();
+      stop.abort();
+      await worker.close();
+      await Promise.allSettled([...followUps]);
+      await replies.settle();
+      await queue.close();
+      await sender.close();
+    },
+  };
 }

@@ -1,1 +1,1 @@
-export { buildOpsApp, type WorkerDeps } from "./app.ts";
+export { buildOpsApp, buildWorker, type DeliveryWorker, type DeliveryWorkerDeps, type WorkerDeps } from "./app.ts";

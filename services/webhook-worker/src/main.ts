@@ -1,14 +1,50 @@
-import { createLogger, createRedis, loadConfig, onShutdown, Registry, WorkerConfig } from "@starpost/shared";
-import { buildOpsApp } from "./app.ts";
+import { readFileSync } from "node:fs";
+import { createLogger, createRedis, loadConfig, onShutdown, Registry, ServiceClient, WorkerConfig } from "@starpost/shared";
+import { buildOpsApp, buildWorker } from "./app.ts";
 
 const config = loadConfig("webhook-worker", WorkerConfig);
 const logger = createLogger("webhook-worker", config.LOG_LEVEL);
+
+// Node (undici) does not read the system trust store by itself: verify https webhooks against
+// the operator's CA bundle, so a CA added there is trusted and self-signed certificates are not.
+let ca: string | undefined;
+try {
+  ca = readFileSync(config.WEBHOOK_CA_FILE, "utf8");
+} catch {
+  logger.warn({ file: config.WEBHOOK_CA_FILE }, "CA bundle not readable; using Node's bundled roots");
+}
+
 const redis = createRedis({ url: config.REDIS_URL, logger, role: "worker" });
+const connection = createRedis({ url: config.REDIS_URL, logger, role: "worker-queue", bullmq: true });
+const services = new ServiceClient({ invoices: config.INVOICES_URL, updates: config.UPDATES_URL }, config.INTERNAL_TOKEN);
 const registry = new Registry();
+const worker = buildWorker({
+  redis,
+  connection,
+  logger,
+  registry,
+  services,
+  concurrency: config.WORKER_CONCURRENCY,
+  lockDurationMs: config.WORKER_LOCK_MS,
+  stalledIntervalMs: config.WORKER_STALLED_INTERVAL_MS,
+  reconcileMs: config.WEBHOOK_RECONCILE_MS,
+  backoffScale: config.WEBHOOK_BACKOFF_SCALE,
+  sender: {
+    allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    telegramHeaderAlias: config.WEBHOOK_TELEGRAM_HEADER_ALIAS,
+    ca,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+  },
+});
 const app = await buildOpsApp({ redis, logger, registry });
 
 await app.listen({ port: config.WORKER_PORT, host: config.HOST });
+worker.start();
+logger.info({ port: config.WORKER_PORT, concurrency: config.WORKER_CONCURRENCY }, "webhook worker started");
 onShutdown(logger, async () => {
+  await worker.close(); // finishes the requests in flight first
   await app.close();
+  await services.close();
+  await connection.quit();
   await redis.quit();
 });

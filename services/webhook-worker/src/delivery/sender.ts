@@ -1,0 +1,108 @@
+import { isIP } from "node:net";
+import { Agent } from "undici";
+import { guardedLookup, isReservedIp, parseWebhookUrl, urlHost, WebhookTargetError } from "@starpost/shared";
+import { parseRetryAfter } from "./backoff.ts";
+import { failureText, wrongResponseText } from "./error-text.ts";
+
+export interface SenderOptions {
+  allowPrivateNetworks: boolean;
+  /** also send the secret in X-Telegram-Bot-Api-Secret-Token (unmodified client libraries). */
+  telegramHeaderAlias: boolean;
+  /** PEM bundle https targets are verified against; undefined: Node's bundled roots. */
+  ca?: string;
+  timeoutMs: number;
+}
+
+export interface Target {
+  url: string;
+  secretToken: string;
+}
+
+export type DeliveryResult =
+  | { ok: true; status: number; reply?: Record<string, unknown> }
+  | { ok: false; error: string; kind: string; retryAfter: number; aborted?: boolean };
+
+/** Bodies of 2xx answers are read (for a `method` to run) up to this size. */
+const MAX_REPLY_BYTES = 1024 * 1024;
+
+function parseReply(type: string | undefined, text: string): Record<string, unknown> | undefined {
+  if (text === "") return undefined;
+  const t = (type ?? "").split(";")[0]!.trim().toLowerCase();
+  try {
+    if (t === "application/x-www-form-urlencoded") return Object.fromEntries(new URLSearchParams(text));
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Sends one update to a webhook: one POST, JSON body, the secret header(s). Connections are kept
+ * alive per origin; each new one re-resolves the host through the SSRF guard and, for https,
+ * verifies the certificate against the configured CA bundle.
+ */
+export class WebhookSender {
+  private readonly agent: Agent;
+  private readonly targets = new Map<string, { origin: string; path: string; auth?: string; host: string }>();
+
+  constructor(private readonly opts: SenderOptions) {
+    this.agent = new Agent({
+      connect: { ca: opts.ca, lookup: guardedLookup(opts.allowPrivateNetworks), timeout: Math.min(opts.timeoutMs, 10_000) },
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      keepAliveTimeout: 30_000,
+      pipelining: 1,
+    });
+  }
+
+  private target(url: string) {
+    let t = this.targets.get(url);
+    if (!t) {
+      const u = parseWebhookUrl(url);
+      if (!u) throw new WebhookTargetError("Invalid webhook URL", "WEBHOOK_UNRESOLVED");
+      const auth = u.username || u.password ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64")}` : undefined;
+      t = { origin: u.origin, path: `${u.pathname}${u.search}`, auth, host: urlHost(u) };
+      if (this.targets.size > 10_000) this.targets.clear();
+      this.targets.set(url, t);
+    }
+    return t;
+  }
+
+  async deliver(target: Target, body: string, signal?: AbortSignal): Promise<DeliveryResult> {
+    try {
+      const t = this.target(target.url);
+      // A literal address is dialled without a lookup, so the guard checks it here.
+      if (!this.opts.allowPrivateNetworks && isIP(t.host) && isReservedIp(t.host)) {
+        throw new WebhookTargetError(`IP address ${t.host} is reserved`, "WEBHOOK_RESERVED_IP");
+      }
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (target.secretToken) {
+        headers["x-platform-bot-api-secret-token"] = target.secretToken;
+        if (this.opts.telegramHeaderAlias) headers["x-telegram-bot-api-secret-token"] = target.secretToken;
+      }
+      if (t.auth) headers.authorization = t.auth;
+      const res = await this.agent.request({ origin: t.origin, path: t.path, method: "POST", headers, body, signal });
+      if (res.statusCode >= 200 && res.statusCode <= 299) {
+        const length = Number(res.headers["content-length"] ?? 0);
+        if (length > MAX_REPLY_BYTES) {
+          await res.body.dump();
+          return { ok: true, status: res.statusCode };
+        }
+        const text = await res.body.text();
+        const type = res.headers["content-type"];
+        return { ok: true, status: res.statusCode, reply: parseReply(Array.isArray(type) ? type[0] : type, text) };
+      }
+      await res.body.dump();
+      return { ok: false, error: wrongResponseText(res.statusCode), kind: "http", retryAfter: parseRetryAfter(res.headers["retry-after"]) };
+    } catch (err) {
+      if (signal?.aborted) return { ok: false, error: "Request aborted", kind: "aborted", retryAfter: 0, aborted: true };
+      const { text, kind } = failureText(err);
+      return { ok: false, error: text, kind, retryAfter: 0 };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}

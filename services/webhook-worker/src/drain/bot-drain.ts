@@ -1,0 +1,239 @@
+import type { Redis } from "ioredis";
+import { confirmUpdates, loadWebhook, readEntries, type LogEntry, type Logger, type WebhookConfig } from "@starpost/shared";
+import { FRESH, nextRetry, type RetryState } from "../delivery/backoff.ts";
+import type { DeliveryResult, Target } from "../delivery/sender.ts";
+import type { WorkerMetrics } from "../metrics.ts";
+import { loadStatus, recordFailure, recordSuccess } from "./status.ts";
+
+export interface DrainDeps {
+  redis: Redis;
+  logger: Logger;
+  metrics: WorkerMetrics;
+  deliver(target: Target, body: string, signal: AbortSignal): Promise<DeliveryResult>;
+  /** a 2xx answer carried `{"method": ...}`: run it for the bot. */
+  onReply(botId: string, reply: Record<string, unknown>): void;
+  backoffScale: number;
+}
+
+/** Why a drain ended; `retryAt` asks for the next drain at that time. */
+export type DrainOutcome =
+  | { reason: "empty" | "stopped" | "no_webhook" | "changed" }
+  | { reason: "backoff"; retryAt: number };
+
+/** Updates read from the log at once; more are read when fewer than half remain. */
+const READ_BATCH = 500;
+const BUFFER_LOW = 1000;
+/** A drain waits for a retry due within this time; a later one ends it (freeing the slot). */
+const HOLD_MS = 10_000;
+/** How often a drain looks at the settings (setWebhook/deleteWebhook) and, when idle, the log. */
+const TICK_MS = 200;
+
+/**
+ * Drains one bot's log to its webhook. Each queue key (a chat, a user) has strictly one request
+ * in flight, in update_id order; different queues run in parallel up to max_connections, or one
+ * at a time until a delivery has succeeded. An update leaves the log only after a 2xx, so a
+ * drain killed at any point loses nothing (at least once). One instance runs per bot at a time:
+ * the BullMQ job id is per bot.
+ */
+export class BotDrain {
+  private config!: WebhookConfig;
+  private okSeen = false;
+  private retries = new Map<number, RetryState>();
+  /** unsent updates per queue key, in id order (Map keeps first-seen order: round robin). */
+  private readonly queues = new Map<string, LogEntry[]>();
+  private buffered = 0;
+  private lastReadId = 0;
+  private readonly inflight = new Map<string, AbortController>();
+  private wake: (() => void) | undefined;
+  private signaled = false;
+  private failure: unknown;
+
+  constructor(
+    private readonly deps: DrainDeps,
+    private readonly botId: string,
+  ) {}
+
+  async run(stop: AbortSignal): Promise<DrainOutcome> {
+    const config = await loadWebhook(this.deps.redis, this.botId);
+    if (!config) return { reason: "no_webhook" };
+    this.config = config;
+    const status = await loadStatus(this.deps.redis, this.botId);
+    this.okSeen = status.okSeen;
+    this.retries = status.retries;
+    const onStop = () => this.signal();
+    stop.addEventListener("abort", onStop);
+    try {
+      return await this.loop(stop);
+    } finally {
+      stop.removeEventListener("abort", onStop);
+      for (const c of this.inflight.values()) c.abort();
+    }
+  }
+
+  private async loop(stop: AbortSignal): Promise<DrainOutcome> {
+    let lastCheck = Date.now();
+    let ending: DrainOutcome | undefined;
+    for (;;) {
+      if (this.failure) throw this.failure;
+      if (!ending && stop.aborted) ending = { reason: "stopped" }; // SIGTERM: finish in-flight requests
+      const now = Date.now();
+      if (!ending && now - lastCheck >= TICK_MS) {
+        lastCheck = now;
+        const current = await loadWebhook(this.deps.redis, this.botId);
+        if (!current || current.generation !== this.config.generation) {
+          // Removing or replacing the webhook ends its requests; they stay pending.
+          ending = { reason: current ? "changed" : "no_webhook" };
+          for (const c of this.inflight.values()) c.abort();
+        }
+      }
+      if (!ending && this.buffered < BUFFER_LOW) await this.read();
+      if (!ending) this.dispatch(Date.now());
+      if (this.inflight.size === 0) {
+        if (ending) return ending;
+        if (this.buffered === 0) {
+          // Nothing buffered and nothing in flight: one fresh read decides whether we are done.
+          if ((await this.read()) === 0) return { reason: "empty" };
+          continue;
+        }
+        const next = this.nextWakeup();
+        if (next - Date.now() > HOLD_MS) return { reason: "backoff", retryAt: next };
+      }
+      const wait = this.inflight.size === this.limit() ? TICK_MS : Math.min(TICK_MS, Math.max(0, this.nextWakeup() - Date.now()));
+      await this.waitEvent(wait);
+    }
+  }
+
+  private limit() {
+    // "Until a success is seen, use one connection at a time."
+    return this.okSeen ? this.config.maxConnections : 1;
+  }
+
+  private async read(): Promise<number> {
+    const entries = await readEntries(this.deps.redis, this.botId, this.lastReadId, READ_BATCH);
+    for (const e of entries) {
+      this.lastReadId = e.update_id;
+      let q = this.queues.get(e.queue);
+      if (!q) this.queues.set(e.queue, (q = []));
+      q.push(e);
+      this.buffered++;
+    }
+    return entries.length;
+  }
+
+  private headWakeup(q: LogEntry[]): number {
+    return this.retries.get(q[0]!.update_id)?.wakeupAt ?? 0;
+  }
+
+  private nextWakeup(): number {
+    let next = Infinity;
+    for (const [key, q] of this.queues) if (!this.inflight.has(key)) next = Math.min(next, this.headWakeup(q));
+    return next;
+  }
+
+  private dispatch(now: number) {
+    const limit = this.limit();
+    for (const [key, q] of this.queues) {
+      if (this.inflight.size >= limit) return;
+      if (this.inflight.has(key) || this.headWakeup(q) > now) continue;
+      const entry = q[0]!;
+      if (entry.expiresAt <= now) {
+        this.settle(key, entry, this.drop(entry));
+        continue;
+      }
+      const controller = new AbortController();
+      this.inflight.set(key, controller);
+      const started = performance.now();
+      const target = { url: this.config.url, secretToken: this.config.secretToken };
+      const done = this.deps
+        .deliver(target, entry.json, controller.signal)
+        .then((result) => this.onResult(entry, result, (performance.now() - started) / 1000));
+      this.settle(key, entry, done);
+    }
+  }
+
+  /** Runs `work` for the queue's head; the queue is busy until it ends, then moves on. */
+  private settle(key: string, entry: LogEntry, work: Promise<"done" | "retry" | "keep">) {
+    this.inflight.set(key, this.inflight.get(key) ?? new AbortController());
+    work.then(
+      (next) => {
+        this.inflight.delete(key);
+        if (next === "done") this.shift(key, entry);
+        this.signal();
+      },
+      (err) => {
+        this.inflight.delete(key);
+        this.failure ??= err; // Redis trouble: the job fails and is scheduled again
+        this.signal();
+      },
+    );
+  }
+
+  private shift(key: string, entry: LogEntry) {
+    const q = this.queues.get(key);
+    if (!q || q[0] !== entry) return;
+    q.shift();
+    this.buffered--;
+    // Re-inserting moves the queue to the end of the Map: queues take turns.
+    this.queues.delete(key);
+    if (q.length > 0) this.queues.set(key, q);
+  }
+
+  private async drop(entry: LogEntry): Promise<"done"> {
+    await confirmUpdates(this.deps.redis, this.botId, [entry.update_id]);
+    this.retries.delete(entry.update_id);
+    this.deps.metrics.dropped.inc();
+    return "done";
+  }
+
+  private async onResult(entry: LogEntry, result: DeliveryResult, seconds: number): Promise<"done" | "retry" | "keep"> {
+    const { metrics, redis } = this.deps;
+    if (result.ok) {
+      await confirmUpdates(redis, this.botId, [entry.update_id]);
+      const hadRetry = this.retries.delete(entry.update_id);
+      const firstOk = !this.okSeen;
+      this.okSeen = true;
+      if (hadRetry || firstOk) await recordSuccess(redis, this.botId, hadRetry ? entry.update_id : undefined, firstOk);
+      metrics.deliveries.inc({ result: "ok" });
+      metrics.latency.observe(seconds);
+      if (result.reply && typeof result.reply.method === "string") this.deps.onReply(this.botId, result.reply);
+      return "done";
+    }
+    if (result.aborted) return "keep";
+    metrics.deliveries.inc({ result: "error" });
+    metrics.failures.inc({ kind: result.kind });
+    this.okSeen = false;
+    const now = Date.now();
+    const prev = this.retries.get(entry.update_id) ?? FRESH;
+    const decision = nextRetry(prev, result.retryAfter, entry.expiresAt, now, this.deps.backoffScale);
+    if (decision.outcome === "drop") {
+      await recordFailure(redis, this.botId, entry.update_id, result.error, undefined, now);
+      await this.drop(entry);
+      return "done";
+    }
+    this.retries.set(entry.update_id, decision.state);
+    await recordFailure(redis, this.botId, entry.update_id, result.error, decision.state, now);
+    this.deps.logger.debug({ botId: this.botId, update_id: entry.update_id, error: result.error, fails: decision.state.fails }, "webhook delivery failed");
+    return "retry";
+  }
+
+  private signal() {
+    const w = this.wake;
+    this.wake = undefined;
+    if (w) w();
+    else this.signaled = true; // an event while the loop was busy: don't sleep on it
+  }
+
+  private waitEvent(ms: number): Promise<void> {
+    if (this.signaled) {
+      this.signaled = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.signal(), ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import { findMethod, METHODS, type Logger, type ServiceClient } from "@starpost/shared";
+import type { WorkerMetrics } from "./metrics.ts";
+
+/** Methods a webhook answer may not run, as in the official server (besides every get*). */
+const REFUSED = new Set(["setwebhook", "deletewebhook", "close", "logout"]);
+
+/**
+ * A 2xx webhook answer carrying `{"method": ..., ...params}` runs that method for the bot in its
+ * owning service; the result is discarded (the bot never sees it).
+ */
+export function replyMethodRunner(services: ServiceClient, logger: Logger, metrics: WorkerMetrics) {
+  const running = new Set<Promise<unknown>>();
+  return {
+    run(botId: string, reply: Record<string, unknown>) {
+      const name = String(reply.method);
+      const lower = name.toLowerCase();
+      if (lower.startsWith("get") || REFUSED.has(lower)) return metrics.replies.inc({ result: "refused" });
+      const method = findMethod(name);
+      const service = method && METHODS[method].service;
+      if (!method || !service || service === "gateway") return metrics.replies.inc({ result: "unknown" });
+      const { method: _method, ...params } = reply;
+      const p = services.call(service, method, botId, params).then(
+        (res) => metrics.replies.inc({ result: res.status === 200 ? "ok" : "error" }),
+        (err: Error) => {
+          metrics.replies.inc({ result: "error" });
+          logger.warn({ botId, method, err: { message: err.message } }, "method from a webhook answer failed");
+        },
+      );
+      running.add(p);
+      void p.finally(() => running.delete(p));
+    },
+    /** waits for the methods still running (shutdown). */
+    async settle() {
+      await Promise.allSettled([...running]);
+    },
+  };
+}

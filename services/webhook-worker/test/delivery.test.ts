@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { botClient, startReceiver, startStack, userMessage, type Receiver, type TestStack } from "@starpost/testkit";
+import { appendUpdate } from "@starpost/shared";
+import { byChat, eventually, sleep, startWorker } from "./worker-harness.ts";
+
+let stack: TestStack;
+let worker: ReturnType<typeof startWorker>;
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  stack = await startStack();
+  // Retry delays scaled by 0.01 (2 s -> 20 ms); answer timeout short enough to test it.
+  worker = startWorker(stack, { backoffScale: 0.01, sender: { timeoutMs: 1500 } });
+});
+afterAll(async () => {
+  await worker.close();
+  for (const r of receivers) await r.close();
+  await stack.close();
+});
+
+async function newBot() {
+  const bot = await stack.platform.createBot();
+  return { ...bot, api: botClient(stack.gatewayUrl, bot.token) };
+}
+async function receiver(opts: Parameters<typeof startReceiver>[0] = {}) {
+  const r = await startReceiver(opts);
+  receivers.push(r);
+  return r;
+}
+/** `n` messages spread over `chats` chats (chat ids 1..chats), pushed in one platform call. */
+function messages(n: number, chats: number) {
+  return Array.from({ length: n }, (_, i) => userMessage(1 + (i % chats), `m${i}`));
+}
+function expectInOrder(got: any[], chats: number, perChat: number) {
+  const seen = byChat(got);
+  expect(seen.size).toBe(chats);
+  for (const ids of seen.values()) {
+    expect(ids).toHaveLength(perChat);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+  }
+}
+
+describe("webhook delivery", () => {
+  it("POSTs each update as JSON with the secret in both headers, then confirms it", async () => {
+    const bot = await newBot();
+    const r = await receiver();
+    expect((await bot.api("setWebhook", { url: r.url, secret_token: "s3cr3t_-X" })).body).toEqual({ ok: true, result: true, description: "Webhook was set" });
+    const pushed = await stack.platform.pushUpdate(bot.id, userMessage(42, "hello"));
+    await r.waitFor((got) => got.length === 1);
+    const [req] = r.received;
+    expect(req!.headers["content-type"]).toBe("application/json");
+    expect(req!.headers["x-platform-bot-api-secret-token"]).toBe("s3cr3t_-X");
+    expect(req!.headers["x-telegram-bot-api-secret-token"]).toBe("s3cr3t_-X");
+    expect(req!.update.update_id).toBe(pushed.body.result.update_id);
+    expect(req!.update.message).toMatchObject({ chat: { id: 42 }, text: "hello" });
+    expect(Object.keys(req!.update)).toEqual(["update_id", "message"]);
+    await eventually(async () => (await bot.api("getWebhookInfo")).body.result.pending_update_count === 0);
+  });
+
+  it("sends no secret header when none is set", async () => {
+    const bot = await newBot();
+    const r = await receiver();
+    await bot.api("setWebhook", { url: r.url });
+    await stack.platform.pushUpdate(bot.id, userMessage(7, "x"));
+    await r.waitFor((got) => got.length === 1);
+    expect(r.received[0]!.headers["x-platform-bot-api-secret-token"]).toBeUndefined();
+    expect(r.received[0]!.headers["x-telegram-bot-api-secret-token"]).toBeUndefined();
+  });
+
+  it("keeps each chat's order and delivers everything to a receiver that fails 25 times first", async () => {
+    const bot = await newBot();
+    const r = await receiver({ answer: (_req, n) => (n <= 25 ? { status: 500 } : undefined) });
+    await bot.api("setWebhook", { url: r.url, max_connections: 10 });
+    await stack.platform.pushUpdate(bot.id, messages(300, 10));
+    await r.waitFor((got) => got.filter((g) => g.headers && g).length >= 325, 30_000);
+    const ok = r.received.slice(25).map((g) => g.update);
+    expectInOrder(ok, 10, 30);
+    const info = (await bot.api("getWebhookInfo")).body.result;
+    expect(info.last_error_message).toBe("Wrong response from the webhook: 500 Internal Server Error");
+    expect(Math.abs(info.last_error_date - Date.now() / 1000)).toBeLessThan(60);
+    await eventually(async () => (await bot.api("getWebhookInfo")).body.result.pending_update_count === 0);
+  });
+
+  it("shows the error while the receiver is down and delivers everything once it is back", async () => {
+    const bot = await newBot();
+    const first = await receiver();
+    const port = first.port;
+    await first.close();
+    await bot.api("setWebhook", { url: first.url });
+    await stack.platform.pushUpdate(bot.id, messages(40, 4));
+    await eventually(async () => (await bot.api("getWebhookInfo")).body.result.last_error_message === "Connection refused");
+    const down = (await bot.api("getWebhookInfo")).body.result;
+    expect(down.pending_update_count).toBe(40);
+    await sleep(300);
+    const back = await receiver({ port });
+    await back.waitFor((got) => got.length >= 40, 30_000);
+    expectInOrder(back.received.map((g) => g.update), 4, 10);
+    await eventually(async () => (await bot.api("getWebhookInfo")).body.result.pending_update_count === 0);
+    // The last error stays until the webhook is set or deleted again.
+    expect((await bot.api("getWebhookInfo")).body.result.last_error_message).toBe("Connection refused");
+  });
+
+  it("waits as long as Retry-After asks", async () => {
+    const bot = await newBot();
+    const r = await receiver({ answer: (_req, n) => (n === 1 ? { status: 429, headers: { "retry-after": "1" } } : undefined) });
+    await bot.api("setWebhook", { url: r.url });
+    await stack.platform.pushUpdate(bot.id, userMessage(5, "later"));
+    await r.waitFor((got) => got.length === 2);
+    expect(r.received[1]!.at - r.received[0]!.at).toBeGreaterThanOrEqual(950);
+    expect((await bot.api("getWebhookInfo")).body.result.last_error_message).toBe("Wrong response from the webhook: 429 Too Many Requests");
+  });
+
+  it("gives up on an answer after the timeout with 'Read timeout expired'", async () => {
+    const bot = await newBot();
+    const r = await receiver({ answer: (_req, n) => (n === 1 ? { delayMs: 2500 } : undefined) });
+    await bot.api("setWebhook", { url: r.url });
+    await stack.platform.pushUpdate(bot.id, userMessage(6, "slow"));
+    await r.waitFor((got) => got.length >= 2, 10_000);
+    expect((await bot.api("getWebhookInfo")).body.result.last_error_message).toBe("Read timeout expired");
+  });
+
+  it("drops an update whose lifetime ends before its next try, and counts it", async () => {
+    const bot = await newBot();
+    const r = await receiver({ answer: () => ({ status: 503, headers: { "retry-after": "5" } }) });
+    await bot.api("setWebhook", { url: r.url });
+    // A callback query (150 s lifetime) created 149 s ago: the 5 s Retry-After outlives it.
+    await appendUpdate(stack.redis, String(bot.id), "callback_query", { id: "q1", from: { id: 9, is_bot: false, first_name: "A" }, chat_instance: "1", data: "x" }, Date.now() - 149_000);
+    await stack.platform.pushUpdate(bot.id, userMessage(9, "kick"));
+    await eventually(async () => (await bot.api("getWebhookInfo")).body.result.pending_update_count === 1);
+    expect(r.received.filter((g) => g.update.callback_query)).toHaveLength(1);
+    expect(await worker.registry.render()).toMatch(/starpost_webhook_dropped_total [1-9]/);
+  });
+
+  it("refuses to run get*, setWebhook and deleteWebhook found in an answer", async () => {
+    const bot = await newBot();
+    const r = await receiver({ answer: () => ({ body: JSON.stringify({ method: "deleteWebhook" }) }) });
+    await bot.api("setWebhook", { url: r.url });
+    await stack.platform.pushUpdate(bot.id, [userMessage(3, "a"), userMessage(3, "b")]);
+    await r.waitFor((got) => got.length === 2);
+    await sleep(100);
+    expect((await bot.api("getWebhookInfo")).body.result.url).toBe(r.url);
+    expect(await worker.registry.render()).toMatch(/starpost_webhook_reply_methods_total\{result="refused"\} [1-9]/);
+  });
+
+  it("stops delivering at once after deleteWebhook and leaves the rest pending", async () => {
+    const bot = await newBot();
+    const r = await receiver({ answer: () => ({ delayMs: 50 }) });
+    await bot.api("setWebhook", { url: r.url, max_connections: 1 });
+    await stack.platform.pushUpdate(bot.id, messages(100, 1));
+    await r.waitFor((got) => got.length >= 3);
+    expect((await bot.api("deleteWebhook")).body.description).toBe("Webhook was deleted");
+    await sleep(500);
+    const after = r.received.length;
+    await sleep(300);
+    expect(r.received.length).toBe(after);
+    const pending = (await bot.api("getWebhookInfo")).body.result.pending_update_count;
+    expect(pending).toBeGreaterThan(0);
+    expect(pending + after).toBeGreaterThanOrEqual(100);
+  });
+});

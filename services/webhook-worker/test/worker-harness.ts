@@ -1,0 +1,58 @@
+import { Registry, ServiceClient, createRedis } from "@starpost/shared";
+import type { TestStack } from "@starpost/testkit";
+import { buildWorker, type DeliveryWorkerDeps } from "../src/app.ts";
+
+/** A delivery worker in this process on the stack's Redis, with test-friendly timings. */
+export function startWorker(stack: TestStack, overrides: Partial<DeliveryWorkerDeps> & { sender?: Partial<DeliveryWorkerDeps["sender"]> } = {}) {
+  const redis = createRedis({ url: stack.redisServer.url, logger: stack.logger, role: "test-worker" });
+  const connection = createRedis({ url: stack.redisServer.url, logger: stack.logger, role: "test-worker-queue", bullmq: true });
+  const services = new ServiceClient({ invoices: stack.invoicesUrl, updates: stack.updatesUrl }, "test-internal-token");
+  const registry = new Registry();
+  const { sender, ...rest } = overrides;
+  const worker = buildWorker({
+    redis,
+    connection,
+    logger: stack.logger,
+    registry,
+    services,
+    concurrency: 16,
+    lockDurationMs: 5000,
+    stalledIntervalMs: 2000,
+    reconcileMs: 500,
+    backoffScale: 0.01,
+    ...rest,
+    sender: { allowPrivateNetworks: true, telegramHeaderAlias: true, timeoutMs: 60_000, ...sender },
+  });
+  worker.start();
+  return {
+    registry,
+    async close() {
+      await worker.close();
+      await services.close();
+      await connection.quit();
+      await redis.quit();
+    },
+  };
+}
+
+/** Per chat, the update_ids received, in arrival order. */
+export function byChat(updates: any[]): Map<number, number[]> {
+  const out = new Map<number, number[]>();
+  for (const u of updates) {
+    const chat = u.message?.chat?.id ?? 0;
+    if (!out.has(chat)) out.set(chat, []);
+    out.get(chat)!.push(u.update_id);
+  }
+  return out;
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns true. */
+export async function eventually(fn: () => Promise<boolean> | boolean, timeoutMs = 20_000, what = "condition") {
+  const until = Date.now() + timeoutMs;
+  while (!(await fn())) {
+    if (Date.now() > until) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await sleep(20);
+  }
+}
