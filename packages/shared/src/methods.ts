@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { CloseParams, GetMeParams, LogOutParams } from "./params/bot.ts";
+import { AnswerCallbackQueryParams } from "./params/callbacks.ts";
 import {
   AnswerPreCheckoutQueryParams,
   CreateInvoiceLinkParams,
@@ -33,6 +34,7 @@ export const METHODS = {
   setWebhook: { service: "updates", params: SetWebhookParams },
   deleteWebhook: { service: "updates", params: DeleteWebhookParams },
   getWebhookInfo: { service: "updates", params: GetWebhookInfoParams },
+  answerCallbackQuery: { service: "updates", params: AnswerCallbackQueryParams },
 
   sendInvoice: { service: "invoices", params: SendInvoiceParams },
   createInvoiceLink: { service: "invoices", params: CreateInvoiceLinkParams },
