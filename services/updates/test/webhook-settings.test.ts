@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "@starpost/updates";
+import { createDeliveryQueue, createLogger, createRedis } from "@starpost/shared";
+import { botClient, http, startStack, userMessage, type TestStack } from "@starpost/testkit";
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(() => stack.close());
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function newBot() {
+  const bot = await stack.platform.createBot();
+  return { ...bot, api: botClient(stack.gatewayUrl, bot.token) };
+}
+const bad = (description: string) => ({ ok: false, error_code: 400, description });
+// Nothing listens there; no worker runs in this file, so nothing is delivered anyway.
+const URL_A = "http://127.0.0.1:9/hook";
+
+describe("setWebhook / deleteWebhook / getWebhookInfo", () => {
+  it("answers the reference descriptions", async () => {
+    const { api } = await newBot();
+    expect((await api("setWebhook", { url: URL_A })).body).toEqual({ ok: true, result: true, description: "Webhook was set" });
+    await sleep(1050);
+    expect((await api("setWebhook", { url: URL_A })).body.description).toBe("Webhook is already set");
+    expect((await api("deleteWebhook")).body).toEqual({ ok: true, result: true, description: "Webhook was deleted" });
+    expect((await api("deleteWebhook")).body.description).toBe("Webhook is already deleted");
+    expect((await api("setWebhook", { url: "" })).body.description).toBe("Webhook is already deleted");
+    await sleep(1050);
+    await api("setWebhook", { url: URL_A });
+    expect((await api("setWebhook", { url: "" })).body.description).toBe("Webhook was deleted");
+  });
+
+  it("answers 429 retry after 1 to a second URL within a second", async () => {
+    const { api } = await newBot();
+    await api("setWebhook", { url: URL_A });
+    const r = await api("setWebhook", { url: "http://127.0.0.1:9/other" });
+    expect(r.status).toBe(429);
+    expect(r.body).toEqual({ ok: false, error_code: 429, description: "Too Many Requests: retry after 1", parameters: { retry_after: 1 } });
+    expect(r.headers["retry-after"]).toBe("1");
+    await sleep(1050);
+    expect((await api("setWebhook", { url: "http://127.0.0.1:9/other" })).body.description).toBe("Webhook was set");
+  });
+
+  it("shows getWebhookInfo keys in the reference order and presence", async () => {
+    const bot = await newBot();
+    expect((await bot.api("getWebhookInfo")).body).toEqual({ ok: true, result: { url: "", has_custom_certificate: false, pending_update_count: 0 } });
+    await stack.platform.pushUpdate(bot.id, [userMessage(1, "a"), userMessage(2, "b")]);
+    await bot.api("setWebhook", { url: URL_A, max_connections: 7, allowed_updates: ["message", "chat_member"] });
+    const info = (await bot.api("getWebhookInfo")).body.result;
+    expect(Object.keys(info)).toEqual(["url", "has_custom_certificate", "pending_update_count", "max_connections", "ip_address", "allowed_updates"]);
+    expect(info).toEqual({ url: URL_A, has_custom_certificate: false, pending_update_count: 2, max_connections: 7, ip_address: "127.0.0.1", allowed_updates: ["message", "chat_member"] });
+    // The last error appears between pending_update_count and max_connections.
+    await stack.redis.hset(`sp:webhook-status:{b:${bot.id}}`, { last_error_date: "1700000000", last_error_message: "Connection refused" });
+    expect(Object.keys((await bot.api("getWebhookInfo")).body.result)).toEqual([
+      "url", "has_custom_certificate", "pending_update_count", "last_error_date", "last_error_message", "max_connections", "ip_address", "allowed_updates",
+    ]);
+    // Set and delete clear it.
+    await bot.api("deleteWebhook");
+    expect((await bot.api("getWebhookInfo")).body.result).toEqual({ url: "", has_custom_certificate: false, pending_update_count: 2, allowed_updates: ["message", "chat_member"] });
+  });
+
+  it("clamps max_connections to 1..100 (default 40) and shows a given ip_address", async () => {
+    for (const [given, shown] of [[undefined, 40], [0, 1], [-5, 1], [1000, 100], ["17", 17], ["many", 40]] as const) {
+      const { api } = await newBot();
+      await api("setWebhook", { url: URL_A, ...(given === undefined ? {} : { max_connections: given }) });
+      expect({ given, shown: (await api("getWebhookInfo")).body.result.max_connections }).toEqual({ given, shown });
+    }
+    const { api } = await newBot();
+    await api("setWebhook", { url: URL_A, ip_address: "1.2.3.4" });
+    expect((await api("getWebhookInfo")).body.result.ip_address).toBe("1.2.3.4");
+  });
+
+  it("refuses bad URLs, secret tokens and IP addresses with the reference texts", async () => {
+    const { api } = await newBot();
+    const cases: [Record<string, unknown>, string][] = [
+      [{ url: "ftp://127.0.0.1/hook" }, "Bad Request: invalid webhook URL specified"],
+      [{ url: "http://" }, "Bad Request: invalid webhook URL specified"],
+      [{ url: "http://127.0.0.1:99999/x" }, "Bad Request: invalid webhook URL specified"],
+      [{ url: "not a url at all" }, "Bad Request: invalid webhook URL specified"],
+      [{ url: URL_A, secret_token: "a".repeat(257) }, "Bad Request: secret token is too long"],
+      [{ url: URL_A, secret_token: "abc def" }, "Bad Request: secret token contains unallowed characters"],
+      [{ url: URL_A, secret_token: "ключ" }, "Bad Request: secret token contains unallowed characters"],
+      [{ url: URL_A, ip_address: "300.1.1.1" }, "Bad Request: bad webhook: Invalid IP address specified"],
+    ];
+    for (const [params, description] of cases) {
+      const r = await api("setWebhook", params);
+      expect({ params, status: r.status, body: r.body }).toEqual({ params, status: 400, body: bad(description) });
+    }
+    expect((await api("getWebhookInfo")).body.result.url).toBe("");
+    // A 256-character secret of the allowed characters, http on any port: accepted.
+    const ok = await api("setWebhook", { url: "http://127.0.0.1:65535/x", secret_token: "aZ0_-".repeat(51) + "x" });
+    expect(ok.body.description).toBe("Webhook was set");
+  });
+
+  it("accepts an uploaded certificate and ignores it (multipart)", async () => {
+    const bot = await newBot();
+    const boundary = "----sp";
+    const body =
+      `--${boundary}\r\nContent-Disposition: form-data; name="url"\r\n\r\n${URL_A}\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="max_connections"\r\n\r\n5\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="certificate"; filename="cert.pem"\r\nContent-Type: application/x-pem-file\r\n\r\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n\r\n` +
+      `--${boundary}--\r\n`;
+    const r = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/setWebhook`, { body, contentType: `multipart/form-data; boundary=${boundary}` });
+    expect(r.body).toEqual({ ok: true, result: true, description: "Webhook was set" });
+    const info = (await bot.api("getWebhookInfo")).body.result;
+    expect(info).toMatchObject({ url: URL_A, has_custom_certificate: false, max_connections: 5 });
+  });
+
+  it("drops pending updates only when asked", async () => {
+    const bot = await newBot();
+    await stack.platform.pushUpdate(bot.id, [userMessage(1, "a"), userMessage(1, "b"), userMessage(1, "c")]);
+    await bot.api("setWebhook", { url: URL_A });
+    expect((await bot.api("getWebhookInfo")).body.result.pending_update_count).toBe(3);
+    await bot.api("deleteWebhook", { drop_pending_updates: true });
+    expect((await bot.api("getWebhookInfo")).body.result.pending_update_count).toBe(0);
+    await stack.platform.pushUpdate(bot.id, userMessage(1, "d"));
+    await sleep(1050);
+    await bot.api("setWebhook", { url: URL_A, drop_pending_updates: "true" });
+    expect((await bot.api("getWebhookInfo")).body.result.pending_update_count).toBe(0);
+  });
+
+  it("makes getUpdates answer 409 while set, and work again after deleteWebhook with the pending updates kept", async () => {
+    const bot = await newBot();
+    await bot.api("setWebhook", { url: URL_A });
+    await stack.platform.pushUpdate(bot.id, [userMessage(1, "kept 1"), userMessage(2, "kept 2")]);
+    const conflict = await bot.api("getUpdates");
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.description).toBe("Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
+    await bot.api("deleteWebhook");
+    const r = await bot.api("getUpdates");
+    expect(r.body.ok).toBe(true);
+    expect(r.body.result.map((u: any) => u.message.text)).toEqual(["kept 1", "kept 2"]);
+  });
+
+  it("ends a waiting getUpdates with 409 terminated by setWebhook", async () => {
+    const bot = await newBot();
+    const waiting = bot.api("getUpdates", { timeout: 20 });
+    await sleep(300);
+    await bot.api("setWebhook", { url: URL_A });
+    const r = await waiting;
+    expect(r.status).toBe(409);
+    expect(r.body.description).toBe("Conflict: terminated by setWebhook request");
+  });
+});
+
+describe("the SSRF guard at setWebhook", () => {
+  it("refuses reserved destinations unless private networks are allowed", async () => {
+    const logger = createLogger("test", "silent");
+    const redis = createRedis({ url: stack.redisServer.url, logger, role: "guard-test" });
+    const queueConn = createRedis({ url: stack.redisServer.url, logger, role: "guard-queue", bullmq: true });
+    const queue = createDeliveryQueue(queueConn);
+    const subscriber = createRedis({ url: stack.redisServer.url, logger, role: "guard-sub" });
+    const app = await buildApp({ redis, subscriber, deliveryQueue: queue, logger, internalToken: "", allowPrivateNetworks: false });
+    const bot = await stack.platform.createBot();
+    const call = async (url: string) =>
+      (await app.inject({ method: "POST", url: "/internal/call/setWebhook", payload: { botId: String(bot.id), params: { url } } })).json();
+    try {
+      for (const [url, ip] of [
+        ["http://127.0.0.1:8080/x", "127.0.0.1"],
+        ["https://10.1.2.3/x", "10.1.2.3"],
+        ["https://169.254.169.254/latest", "169.254.169.254"],
+        ["https://192.168.1.1/", "192.168.1.1"],
+        ["https://[::1]/x", "::1"],
+        ["https://[::ffff:127.0.0.1]/x", "::ffff:7f00:1"],
+        ["https://[fd00::1]/x", "fd00::1"],
+        ["http://localhost:3000/x", "127.0.0.1"],
+      ]) {
+        expect({ url, body: await call(url!) }).toEqual({ url, body: bad(`Bad Request: bad webhook: IP address ${ip} is reserved`) });
+        await sleep(1050);
+      }
+      expect(await call("https://no-such-host.invalid/x")).toEqual(bad("Bad Request: bad webhook: Failed to resolve host: Name or service not known"));
+    } finally {
+      await app.close();
+      await queue.close();
+      for (const c of [redis, queueConn, subscriber]) await c.quit();
+    }
+  }, 30_000);
+});
