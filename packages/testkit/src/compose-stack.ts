@@ -25,6 +25,8 @@ export interface ProcessStackOptions {
   env?: Record<string, string>;
   /** variables the compose file does not set, given to every process (test knobs). */
   extraEnv?: Record<string, string>;
+  /** extra node flags for every process (e.g. --cpu-prof when profiling a benchmark). */
+  nodeArgs?: string[];
   /** the gateway's port (default: a free one). */
   gatewayPort?: number;
   /** webhook-worker replicas (default: the compose file's deploy.replicas). */
@@ -106,7 +108,7 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     }
     env.HOST = "127.0.0.1";
     for (const [k, v] of Object.entries(overrides)) if (k in env && !isPortVar(k)) env[k] = v;
-    const child = spawn(process.execPath, ["--import", "tsx", svc.entry], {
+    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), "--import", "tsx", svc.entry], {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...opts.extraEnv, ...env },
       stdio: ["ignore", "pipe", "pipe"],
