@@ -31,7 +31,7 @@ export function nextRetry(
   let delay = prev.delay;
   let waitMs = asked * 1000;
   if (asked === 0 && prev.fails > 0) {
-    const cap = MAX_RESEND + random() * MAX_RESEND;
+    const cap = MAX_RESEND + Math.floor(random() * (MAX_RESEND + 1)); // whole seconds, 60..120
     delay = Math.min(cap, delay * 2);
     waitMs = delay * 1000 * scale;
   }
