@@ -95,3 +95,20 @@ describe("JSON bodies", () => {
     expect(r.body.result[1].update_id).toBe(r.body.result[0].update_id + 1);
   });
 });
+
+describe("token rotation across gateway replicas", () => {
+  it("refuses the old token on every replica at once", async () => {
+    const second = await startStack({ redisServer: stack.redisServer });
+    try {
+      const b = await stack.platform.createBot();
+      for (const url of [stack.gatewayUrl, second.gatewayUrl]) expect((await http(url, "GET", `/bot${b.token}/getMe`)).status).toBe(200);
+      const rotated = await second.platform.call("POST", `/bots/${b.id}/token`);
+      for (const url of [stack.gatewayUrl, second.gatewayUrl]) {
+        expect((await http(url, "GET", `/bot${b.token}/getMe`)).body).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
+        expect((await http(url, "GET", `/bot${rotated.body.result.token}/getMe`)).status).toBe(200);
+      }
+    } finally {
+      await second.close();
+    }
+  });
+});
