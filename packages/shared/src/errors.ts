@@ -54,7 +54,6 @@ export const Errors = {
   // Generic parameter checks
   paramRequired: (name: string) => bad(`parameter "${name}" is required`),
   paramInvalid: (name: string, why: string) => bad(`parameter "${name}" ${why}`),
-  jsonParam: (name: string) => bad(`can't parse ${name} JSON object`),
 
   // Platform API
   platformUnauthorized: () => new BotApiError({ error_code: 401, description: "Unauthorized" }),

@@ -1,0 +1,31 @@
+import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { Errors } from "@starpost/shared";
+import { ERRORS_DOC, renderErrorsDoc } from "../../../scripts/docs.ts";
+
+describe("the error registry", () => {
+  it("is documented: docs/errors.md is generated from it and up to date", () => {
+    expect(readFileSync(ERRORS_DOC, "utf8")).toBe(renderErrorsDoc());
+  });
+
+  it("has no entry the code never answers", () => {
+    const root = new URL("../../../", import.meta.url).pathname;
+    const sources = execFileSync("git", ["ls-files", "services/*/src/*", "services/*/src/**", "packages/shared/src/**"], { cwd: root, encoding: "utf8" })
+      .split("\n")
+      .filter((f) => f.endsWith(".ts") && !f.endsWith("errors.ts"))
+      .map((f) => readFileSync(`${root}${f}`, "utf8"))
+      .join("\n");
+    const unused = Object.keys(Errors).filter((name) => !new RegExp(`Errors\\.${name}\\b`).test(sources));
+    expect(unused).toEqual([]);
+  });
+
+  it("follows the reference's description style", () => {
+    for (const [name, make] of Object.entries(Errors)) {
+      const err = (make as (...a: string[]) => { error_code: number; description: string })("x", "y");
+      const prefix = { 400: "Bad Request: ", 401: "Unauthorized", 404: "Not Found", 409: "Conflict: ", 413: "Request Entity Too Large", 429: "Too Many Requests: ", 500: "Internal Server Error", 502: "Bad Gateway" }[err.error_code];
+      expect(prefix, name).toBeDefined();
+      expect(err.description.startsWith(prefix!), `${name}: ${err.description}`).toBe(true);
+    }
+  });
+});
