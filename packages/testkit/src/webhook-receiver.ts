@@ -7,6 +7,8 @@ export interface Received {
   /** the parsed JSON body (an Update). */
   update: any;
   at: number;
+  /** when the answer was sent (undefined while still pending). */
+  doneAt?: number;
 }
 
 export type Answer = (req: Received, n: number) => { status?: number; headers?: Record<string, string>; body?: string; delayMs?: number } | undefined;
@@ -46,6 +48,7 @@ export async function startReceiver(opts: { port?: number; tls?: { key: string; 
       const send = () => {
         res.writeHead(a.status ?? 200, { "content-type": "application/json", ...a.headers });
         res.end(a.body ?? "");
+        r.doneAt = Date.now();
       };
       if (a.delayMs) setTimeout(send, a.delayMs);
       else send();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { botClient, startReceiver, startStack, userMessage, type Receiver, type TestStack } from "@starpost/testkit";
-import { appendUpdate } from "@starpost/shared";
+import { appendUpdate, keys } from "@starpost/shared";
 import { byChat, eventually, sleep, startWorker } from "./worker-harness.ts";
 
 let stack: TestStack;
@@ -81,6 +81,26 @@ describe("webhook delivery", () => {
     await eventually(async () => (await bot.api("getWebhookInfo")).body.result.pending_update_count === 0);
   });
 
+  it("sends one request per chat at a time, up to max_connections, and one at all until a success", async () => {
+    const bot = await newBot();
+    const r = await receiver({ answer: (_req, n) => (n <= 3 ? { status: 500, delayMs: 20 } : { delayMs: 20 }) });
+    await bot.api("setWebhook", { url: r.url, max_connections: 5 });
+    await stack.platform.pushUpdate(bot.id, messages(100, 10));
+    await r.waitFor((got) => got.length >= 103 && got.every((g) => g.doneAt !== undefined), 20_000);
+    const overlapping = (g: (typeof r.received)[number]) => r.received.filter((o) => o.at <= g.at && o.doneAt! > g.at);
+    // The three failures and the first success went alone.
+    for (const g of r.received.slice(0, 4)) expect(overlapping(g)).toHaveLength(1);
+    let most = 0;
+    for (const g of r.received) {
+      const open = overlapping(g);
+      most = Math.max(most, open.length);
+      const chats = open.map((o) => o.update.message.chat.id);
+      expect(new Set(chats).size).toBe(chats.length);
+    }
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(5);
+  });
+
   it("shows the error while the receiver is down and delivers everything once it is back", async () => {
     const bot = await newBot();
     const first = await receiver();
@@ -129,6 +149,17 @@ describe("webhook delivery", () => {
     await eventually(async () => (await bot.api("getWebhookInfo")).body.result.pending_update_count === 1);
     expect(r.received.filter((g) => g.update.callback_query)).toHaveLength(1);
     expect(await worker.registry.render()).toMatch(/starpost_webhook_dropped_total [1-9]/);
+  });
+
+  it("runs a method found in a 2xx answer for the bot (sendInvoice)", async () => {
+    const bot = await newBot();
+    const invoice = { method: "sendInvoice", chat_id: 77, title: "Pack", description: "A pack", payload: "from-webhook-answer", currency: "XTR", prices: [{ label: "Pack", amount: 5 }] };
+    const r = await receiver({ answer: (_req, n) => (n === 1 ? { body: JSON.stringify(invoice) } : undefined) });
+    await bot.api("setWebhook", { url: r.url });
+    await stack.platform.pushUpdate(bot.id, userMessage(77, "buy"));
+    await r.waitFor((got) => got.length === 1);
+    await eventually(async () => Object.values(await stack.redis.hgetall(keys.messages(bot.id))).some((m) => m.includes("Pack")), 10_000, "the invoice message");
+    expect(await worker.registry.render()).toMatch(/starpost_webhook_reply_methods_total\{result="ok"\} [1-9]/);
   });
 
   it("refuses to run get*, setWebhook and deleteWebhook found in an answer", async () => {
