@@ -44,6 +44,12 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     const status = err.statusCode ?? 500;
     if (status === 413) return sendError(reply, Errors.tooLarge());
     if (status >= 400 && status < 500) return sendError(reply, Errors.badRequestBody());
+    // The caller left first (every client library aborts its held getUpdates on stop): the
+    // aborted forward is expected, not a failure, and there is nobody left to answer.
+    if (err.name === "AbortError" && req.raw.socket?.destroyed) {
+      req.log.debug("caller went away before the answer");
+      return reply.hijack();
+    }
     req.log.error({ err: { message: err.message, stack: err.stack } }, "request failed");
     return sendError(reply, status === 502 || isConnectError(err) ? Errors.serviceUnavailable() : Errors.internal());
   });

@@ -1,0 +1,159 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type RequestListener } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { botClient, Platform, startProcessStack, startRedis, userMessage, type ProcessStack, type RedisServer } from "@starpost/testkit";
+
+/**
+ * What every end-to-end file shares: the docker-compose.yml topology started as local OS processes
+ * (gateway, updates, invoices and the compose file's webhook-worker replicas) on a private
+ * redis-server, one per test file; each test creates its own bots on it.
+ */
+export interface E2E {
+  stack: ProcessStack;
+  platform: Platform;
+  /** the Bot API root the client libraries are pointed at (their one changed option). */
+  apiRoot: string;
+  /** every error or fatal line any service process logged (a library's normal habits cause none). */
+  errorLines: string[];
+  /** a raw JSON call, for reading the service's own state next to what a library saw. */
+  call(token: string, method: string, params?: Record<string, unknown>): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function startE2E(): Promise<E2E> {
+  const platformToken = `e2e-platform-${randomBytes(12).toString("hex")}`;
+  const redis: RedisServer = await startRedis();
+  const verbose = process.env.TEST_LOG_LEVEL === "debug";
+  const errorLines: string[] = [];
+  let stack: ProcessStack;
+  try {
+    stack = await startProcessStack({
+      redisUrl: redis.url,
+      env: {
+        PLATFORM_TOKEN: platformToken,
+        INTERNAL_TOKEN: `e2e-internal-${randomBytes(12).toString("hex")}`,
+        LOG_LEVEL: verbose ? "debug" : "warn",
+        // The libraries' webhook receivers listen on 127.0.0.1.
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+      },
+      onLine: (name, line) => {
+        const error = /"level":(50|60)/.test(line);
+        if (error) errorLines.push(`[${name}] ${line}`);
+        if (verbose || error) console.log(`[${name}] ${line}`);
+      },
+    });
+  } catch (err) {
+    await redis.stop();
+    throw err;
+  }
+  return {
+    stack,
+    platform: new Platform(stack.gatewayUrl, platformToken),
+    apiRoot: stack.gatewayUrl,
+    errorLines,
+    async call(token, method, params = {}) {
+      const res = await botClient(stack.gatewayUrl, token)(method, params);
+      if (!res.body?.ok) throw new Error(`${method} failed: ${JSON.stringify(res.body)}`);
+      return res.body.result;
+    },
+    async close() {
+      await stack.stop();
+      await redis.stop();
+    },
+  };
+}
+
+let nextUser = 7_000_000;
+
+/** A fresh bot and a fresh user who has a private chat with it (a valid sendInvoice target). */
+export async function botAndUser(e2e: E2E) {
+  const bot = await e2e.platform.createBot();
+  const id = ++nextUser;
+  const user = { id, is_bot: false, first_name: `User${id}`, username: `user${id}` };
+  const chat = await e2e.platform.putChat(bot.id, { id, type: "private", first_name: user.first_name, username: user.username });
+  if (chat.status !== 200) throw new Error(`putChat failed: ${JSON.stringify(chat.body)}`);
+  return { bot, user };
+}
+
+/** Pushes updates through the platform API; their update ids. */
+export async function push(e2e: E2E, botId: number, updates: unknown | unknown[]): Promise<number[]> {
+  const res = await e2e.platform.pushUpdate(botId, updates);
+  if (res.status !== 200) throw new Error(`push failed: ${JSON.stringify(res.body)}`);
+  const results = (Array.isArray(res.body.result) ? res.body.result : [res.body.result]) as { update_id: number | null }[];
+  if (results.some((r) => r.update_id === null)) throw new Error(`update dropped: ${JSON.stringify(res.body)}`);
+  return results.map((r) => r.update_id!);
+}
+
+/** A user's text message; a leading /command carries its bot_command entity, as real clients send it. */
+export function textFrom(user: { id: number; first_name: string }, text: string) {
+  const update = userMessage(user.id, text, { id: user.id, is_bot: false, first_name: user.first_name });
+  const command = /^\/\w+/.exec(text);
+  return command ? { message: { ...update.message, entities: [{ type: "bot_command", offset: 0, length: command[0].length }] } } : update;
+}
+
+let nextQuery = 1;
+/** A press on an inline button under one of the bot's messages. */
+export function buttonPress(user: { id: number; first_name: string }, data: string) {
+  return {
+    callback_query: {
+      id: `${Date.now()}${nextQuery++}`,
+      from: { id: user.id, is_bot: false, first_name: user.first_name },
+      chat_instance: `ci${user.id}`,
+      data,
+    },
+  };
+}
+
+/** The user pays an invoice message; resolves with the platform's verdict once the bot answered. */
+export async function pay(e2e: E2E, botId: number, user: { id: number; first_name: string }, messageId: number) {
+  const res = await e2e.platform.call("POST", `/bots/${botId}/payments`, { chat_id: user.id, message_id: messageId, user });
+  if (res.status !== 200) throw new Error(`payment failed: ${JSON.stringify(res.body)}`);
+  return res.body.result as { status: "paid"; telegram_payment_charge_id: string } | { status: "declined"; error_message: string } | { status: "expired" };
+}
+
+/** Resolves once `check` holds (polled every 20 ms), else fails with `what`. */
+export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The sum of one metric's samples (optionally those carrying `label`) over the given processes. */
+export async function metricSum(ports: number[], name: string, label = ""): Promise<number> {
+  let sum = 0;
+  for (const port of ports) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    for (const line of text.split("\n")) {
+      if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+      if (label && !line.includes(label)) continue;
+      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+    }
+  }
+  return sum;
+}
+
+export const portsOf = (e2e: E2E, service: string) => e2e.stack.processes.filter((p) => p.service === service).map((p) => p.port);
+
+/** A library's webhook handler served by a real node:http server on 127.0.0.1. */
+export async function serve(listener: RequestListener) {
+  const server = createServer(listener);
+  const sockets = new Set<Socket>();
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export const STAR_PRICE = 25;
