@@ -18,18 +18,26 @@ declare module "ioredis" {
   }
 }
 
+/** A table of Lua commands: command name -> file (beside `base`) and its number of KEYS. */
+export type LuaScripts = Record<string, { file: string; keys: number }>;
+
 const sources = new Map<string, string>();
-function source(file: string): string {
-  let lua = sources.get(file);
+function source(url: URL): string {
+  let lua = sources.get(url.href);
   if (lua === undefined) {
-    lua = readFileSync(new URL(`./${file}`, import.meta.url), "utf8");
-    sources.set(file, lua);
+    lua = readFileSync(url, "utf8");
+    sources.set(url.href, lua);
   }
   return lua;
 }
 
-export function defineScripts(client: Redis): void {
-  for (const [name, { file, keys }] of Object.entries(SCRIPTS)) {
-    client.defineCommand(name, { numberOfKeys: keys, lua: source(file) });
+/** Defines each script of `scripts` on the client with defineCommand (a service may have its own table). */
+export function defineLuaCommands(client: Redis, scripts: LuaScripts, base: string): void {
+  for (const [name, { file, keys }] of Object.entries(scripts)) {
+    client.defineCommand(name, { numberOfKeys: keys, lua: source(new URL(`./${file}`, base)) });
   }
+}
+
+export function defineScripts(client: Redis): void {
+  defineLuaCommands(client, SCRIPTS, import.meta.url);
 }

@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
+import { defineLuaCommands } from "@starpost/shared";
 
 /** The invoices service's Lua commands (only this service moves money), defined once per client. */
 const SCRIPTS = {
@@ -21,7 +21,5 @@ declare module "ioredis" {
 }
 
 export function defineInvoiceScripts(client: Redis): void {
-  for (const [name, { file, keys }] of Object.entries(SCRIPTS)) {
-    client.defineCommand(name, { numberOfKeys: keys, lua: readFileSync(new URL(`./${file}`, import.meta.url), "utf8") });
-  }
+  defineLuaCommands(client, SCRIPTS, import.meta.url);
 }
