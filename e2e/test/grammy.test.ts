@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Bot, GrammyError, webhookCallback } from "grammy";
 import { run } from "@grammyjs/runner";
 import type { Message, SuccessfulPayment } from "grammy/types";
-import { botAndUser, buttonPress, pay, push, serve, startE2E, STAR_PRICE, textFrom, until, type E2E } from "./support.ts";
+import { botAndUser, buttonPress, pay, push, serve, startE2E, STAR_PRICE, textFrom, until, onCleanup, runCleanups, type E2E } from "./support.ts";
 
 // grammY pointed at starpost by its one option, client.apiRoot; everything else is the library's own.
 
@@ -11,6 +11,7 @@ let e2e: E2E;
 beforeAll(async () => {
   e2e = await startE2E();
 });
+afterEach(runCleanups);
 afterAll(() => e2e?.close());
 
 const newBot = (token: string) => new Bot(token, { client: { apiRoot: e2e.apiRoot } });
@@ -37,6 +38,7 @@ describe("grammY 1.46 with client.apiRoot", () => {
       answered.push(await ctx.answerCallbackQuery({ text: `got ${ctx.callbackQuery.data}` }));
     });
     const { done } = await startPolling(bot);
+    onCleanup(() => bot.stop());
     expect(bot.botInfo).toMatchObject({ id: b.id, is_bot: true, username: b.username });
 
     await push(e2e, b.id, textFrom(user, "hello"));
@@ -69,6 +71,7 @@ describe("grammY 1.46 with client.apiRoot", () => {
       if ("refunded_payment" in ctx.message) refunds.push(ctx.message.refunded_payment);
     });
     const { done } = await startPolling(bot);
+    onCleanup(() => bot.stop());
 
     await push(e2e, b.id, textFrom(user, "/buy"));
     await until("the invoice", () => invoice !== undefined);
@@ -115,6 +118,7 @@ describe("grammY 1.46 with client.apiRoot", () => {
     bot.on("callback_query:data", async (ctx) => void answered.push(await ctx.answerCallbackQuery()));
     const secret = `grammy_${randomBytes(16).toString("hex")}`;
     const server = await serve(webhookCallback(bot, "http", { secretToken: secret }));
+    onCleanup(() => server.close());
     try {
       // First with a secret grammY does not expect: it answers 401 and starpost shows the error.
       expect(await bot.api.setWebhook(server.url("/grammy"), { secret_token: "not_the_secret" })).toBe(true);
@@ -155,6 +159,7 @@ describe("grammY 1.46 with client.apiRoot", () => {
       inFlight--;
     });
     const handle = run(bot, { runner: { fetch: { timeout: 30 } } });
+    onCleanup(() => handle.isRunning() && handle.stop());
 
     const users = Array.from({ length: 6 }, (_, i) => ({ id: 8_100_000 + b.id % 1000 * 10 + i, first_name: `R${i}` }));
     const ids: number[] = [];

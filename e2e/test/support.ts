@@ -104,9 +104,12 @@ export function buttonPress(user: { id: number; first_name: string }, data: stri
   };
 }
 
-/** The user pays an invoice message; resolves with the platform's verdict once the bot answered. */
-export async function pay(e2e: E2E, botId: number, user: { id: number; first_name: string }, messageId: number) {
-  const res = await e2e.platform.call("POST", `/bots/${botId}/payments`, { chat_id: user.id, message_id: messageId, user });
+/**
+ * `user` pays an invoice message in the private chat `chatId` (default: the user's own); resolves
+ * with the platform's verdict once the bot answered.
+ */
+export async function pay(e2e: E2E, botId: number, user: { id: number; first_name: string }, messageId: number, chatId = user.id) {
+  const res = await e2e.platform.call("POST", `/bots/${botId}/payments`, { chat_id: chatId, message_id: messageId, user });
   if (res.status !== 200) throw new Error(`payment failed: ${JSON.stringify(res.body)}`);
   return res.body.result as { status: "paid"; telegram_payment_charge_id: string } | { status: "declined"; error_message: string } | { status: "expired" };
 }
@@ -157,3 +160,19 @@ export async function serve(listener: RequestListener) {
 }
 
 export const STAR_PRICE = 25;
+
+const cleanups: (() => unknown)[] = [];
+/** Registers a bot or server to stop after the test even when it fails half-way (a bot left polling holds the stack's shutdown). */
+export function onCleanup(stop: () => unknown) {
+  cleanups.push(stop);
+}
+/** For afterEach: runs and forgets every registered cleanup, newest first, ignoring their errors. */
+export async function runCleanups() {
+  for (const stop of cleanups.splice(0).reverse()) {
+    try {
+      await stop();
+    } catch {
+      // already stopped
+    }
+  }
+}
