@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ALL_CONFIG_SCHEMAS, parseConfig } from "@starpost/shared";
 import { readCompose } from "@starpost/testkit";
@@ -26,5 +27,14 @@ describe("docker-compose.yml", () => {
 
   it("refuses to start the gateway without a platform token", () => {
     expect(() => readCompose({})).toThrow(/PLATFORM_TOKEN is required/);
+  });
+});
+
+describe("the README's configuration table", () => {
+  it("lists every variable a service reads", () => {
+    const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
+    const table = readme.slice(readme.indexOf("## Configuration"), readme.indexOf("## Running with Docker Compose"));
+    const variables = new Set(Object.values(ALL_CONFIG_SCHEMAS).flatMap((s) => Object.keys(s.shape)));
+    expect([...variables].filter((v) => !table.includes(`\`${v}\``))).toEqual([]);
   });
 });
