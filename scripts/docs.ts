@@ -1,13 +1,15 @@
 /**
- * docs/errors.md is generated from the error registry, so the list of errors a user can meet is
- * always the code's. `node --import tsx scripts/docs.ts` rewrites it; a test fails when it is stale.
+ * docs/errors.md and docs/methods.md are generated from the error registry and the method table,
+ * so they always say what the code does. `node --import tsx scripts/docs.ts` rewrites them; a test
+ * fails when either is stale.
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Errors } from "@starpost/shared";
+import { Errors, METHODS } from "@starpost/shared";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 export const ERRORS_DOC = `${root}docs/errors.md`;
+export const METHODS_DOC = `${root}docs/methods.md`;
 
 /** The parameter names of a registry factory, shown as placeholders (`<name>`). */
 function placeholders(fn: (...args: never[]) => unknown): string[] {
@@ -37,7 +39,26 @@ export function renderErrorsDoc(): string {
   ].join("\n");
 }
 
+export function renderMethodsDoc(): string {
+  const rows = Object.entries(METHODS).map(([name, m]) => `| \`${name}\` | ${m.service} | ${m.summary} |`);
+  return [
+    "# Methods",
+    "",
+    "The Bot API methods starpost serves, from the one method table `packages/shared/src/methods.ts`",
+    "(this page is generated from it by `node --import tsx scripts/docs.ts`). Call them as",
+    "`GET` or `POST` `/bot<token>/<method>`; names are case-insensitive. The gateway answers its own",
+    "rows and forwards the others to the owning service, which validates the parameters with the",
+    "method's zod schema (`packages/shared/src/params/`). Any other method: 404 `Not Found: method not found`.",
+    "",
+    "| method | service | what it does |",
+    "|---|---|---|",
+    ...rows,
+    "",
+  ].join("\n");
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   writeFileSync(ERRORS_DOC, renderErrorsDoc());
-  process.stdout.write(`written ${ERRORS_DOC}\n`);
+  writeFileSync(METHODS_DOC, renderMethodsDoc());
+  process.stdout.write(`written ${ERRORS_DOC} and ${METHODS_DOC}\n`);
 }

@@ -18,6 +18,8 @@ export interface MethodSpec {
   /** the owning service: the gateway forwards the call there. */
   service: ServiceName;
   params: z.ZodType;
+  /** one line for docs/methods.md. */
+  summary: string;
 }
 
 /**
@@ -26,22 +28,22 @@ export interface MethodSpec {
  * plus one handler in the owning service.
  */
 export const METHODS = {
-  getMe: { service: "gateway", params: GetMeParams },
-  logOut: { service: "gateway", params: LogOutParams },
-  close: { service: "gateway", params: CloseParams },
+  getMe: { service: "gateway", params: GetMeParams, summary: "the bot's User: id, is_bot, first_name, username and the getMe-only flags" },
+  logOut: { service: "gateway", params: LogOutParams, summary: "true; starpost is the bot's only server, so there is nothing to log out of" },
+  close: { service: "gateway", params: CloseParams, summary: "true; nothing to release" },
 
-  getUpdates: { service: "updates", params: GetUpdatesParams },
-  setWebhook: { service: "updates", params: SetWebhookParams },
-  deleteWebhook: { service: "updates", params: DeleteWebhookParams },
-  getWebhookInfo: { service: "updates", params: GetWebhookInfoParams },
-  answerCallbackQuery: { service: "updates", params: AnswerCallbackQueryParams },
+  getUpdates: { service: "updates", params: GetUpdatesParams, summary: "long polling: offset confirms, limit 1..100, timeout 0..50 s, allowed_updates remembered; 409 on conflicts (docs/polling.md)" },
+  setWebhook: { service: "updates", params: SetWebhookParams, summary: "http or https on any port, secret_token, max_connections 1..100, allowed_updates, drop_pending_updates, ip_address; SSRF guard (docs/webhooks.md)" },
+  deleteWebhook: { service: "updates", params: DeleteWebhookParams, summary: "removes the webhook so getUpdates works again; drop_pending_updates" },
+  getWebhookInfo: { service: "updates", params: GetWebhookInfoParams, summary: "url, pending_update_count, last error, max_connections, ip_address, allowed_updates" },
+  answerCallbackQuery: { service: "updates", params: AnswerCallbackQueryParams, summary: "true for a callback_query_id; lets bots (and webhook replies) acknowledge button presses" },
 
-  sendInvoice: { service: "invoices", params: SendInvoiceParams },
-  createInvoiceLink: { service: "invoices", params: CreateInvoiceLinkParams },
-  answerPreCheckoutQuery: { service: "invoices", params: AnswerPreCheckoutQueryParams },
-  refundStarPayment: { service: "invoices", params: RefundStarPaymentParams },
-  getStarTransactions: { service: "invoices", params: GetStarTransactionsParams },
-  getMyStarBalance: { service: "invoices", params: GetMyStarBalanceParams },
+  sendInvoice: { service: "invoices", params: SendInvoiceParams, summary: "an invoice in XTR to a private chat or channel; the Message (docs/invoices.md)" },
+  createInvoiceLink: { service: "invoices", params: CreateInvoiceLinkParams, summary: "the same product checks; a link string (subscription_period only 2592000)" },
+  answerPreCheckoutQuery: { service: "invoices", params: AnswerPreCheckoutQueryParams, summary: "approve (credits the ledger, appends successful_payment) or decline, once, within 10 s" },
+  refundStarPayment: { service: "invoices", params: RefundStarPaymentParams, summary: "refunds a charge once; appends refunded_payment" },
+  getStarTransactions: { service: "invoices", params: GetStarTransactionsParams, summary: "the Star ledger, oldest first, offset and limit 1..100" },
+  getMyStarBalance: { service: "invoices", params: GetMyStarBalanceParams, summary: "the bot's Star balance" },
 } as const satisfies Record<string, MethodSpec>;
 
 export type MethodName = keyof typeof METHODS;

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { Errors } from "@starpost/shared";
-import { ERRORS_DOC, renderErrorsDoc } from "../../../scripts/docs.ts";
+import { ERRORS_DOC, METHODS_DOC, renderErrorsDoc, renderMethodsDoc } from "../../../scripts/docs.ts";
 
 describe("the error registry", () => {
   it("is documented: docs/errors.md is generated from it and up to date", () => {
@@ -27,5 +27,11 @@ describe("the error registry", () => {
       expect(prefix, name).toBeDefined();
       expect(err.description.startsWith(prefix!), `${name}: ${err.description}`).toBe(true);
     }
+  });
+});
+
+describe("the method table", () => {
+  it("is documented: docs/methods.md is generated from it and up to date", () => {
+    expect(readFileSync(METHODS_DOC, "utf8")).toBe(renderMethodsDoc());
   });
 });
