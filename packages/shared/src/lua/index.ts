@@ -6,6 +6,7 @@ const SCRIPTS = {
   spAppendUpdates: { file: "append-updates.lua", keys: 8 },
   spPollUpdates: { file: "poll-updates.lua", keys: 4 },
   spReleasePoll: { file: "release-poll.lua", keys: 1 },
+  spRecordWebhookFailure: { file: "record-webhook-failure.lua", keys: 2 },
 } as const;
 
 type Arg = string | number;
@@ -15,6 +16,7 @@ declare module "ioredis" {
     spAppendUpdates(...args: Arg[]): Promise<(number | string)[]>;
     spPollUpdates(...args: Arg[]): Promise<string[]>;
     spReleasePoll(...args: Arg[]): Promise<number>;
+    spRecordWebhookFailure(...args: Arg[]): Promise<number>;
   }
 }
 

@@ -206,12 +206,12 @@ export class BotDrain {
     const prev = this.retries.get(entry.update_id) ?? FRESH;
     const decision = nextRetry(prev, result.retryAfter, entry.expiresAt, now, this.deps.backoffScale);
     if (decision.outcome === "drop") {
-      await recordFailure(redis, this.botId, entry.update_id, result.error, undefined, now);
+      await recordFailure(redis, this.botId, { generation: this.config.generation, updateId: entry.update_id, message: result.error, retry: undefined, now });
       await this.drop(entry);
       return "done";
     }
     this.retries.set(entry.update_id, decision.state);
-    await recordFailure(redis, this.botId, entry.update_id, result.error, decision.state, now);
+    await recordFailure(redis, this.botId, { generation: this.config.generation, updateId: entry.update_id, message: result.error, retry: decision.state, now });
     this.deps.logger.debug({ botId: this.botId, update_id: entry.update_id, error: result.error, fails: decision.state.fails }, "webhook delivery failed");
     return "retry";
   }

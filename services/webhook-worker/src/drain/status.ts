@@ -27,18 +27,30 @@ export async function loadStatus(redis: Redis, botId: string): Promise<DrainStat
 
 const retryField = (updateId: number) => `${STATUS.retryPrefix}${updateId}`;
 
-/** A failed attempt: the last error, and the update's next try (or none when it was dropped). */
-export async function recordFailure(redis: Redis, botId: string, updateId: number, message: string, retry: RetryState | undefined, now: number) {
-  const key = keys.webhookStatus(botId);
-  const fields: Record<string, string> = {
-    [STATUS.lastErrorDate]: String(Math.floor(now / 1000)),
-    [STATUS.lastErrorMessage]: message,
-    [STATUS.lastOk]: "0",
-  };
-  if (retry) fields[retryField(updateId)] = `${retry.fails}:${retry.delay}:${retry.wakeupAt}`;
-  const m = redis.multi().hset(key, fields);
-  if (!retry) m.hdel(key, retryField(updateId));
-  await m.exec();
+export interface Failure {
+  /** the generation of the webhook the update was sent to. */
+  generation: string;
+  updateId: number;
+  message: string;
+  /** the update's next try; undefined when it was dropped. */
+  retry: RetryState | undefined;
+  now: number;
+}
+
+/** A failed attempt: the last error and the update's next try, unless the webhook changed since. */
+export async function recordFailure(redis: Redis, botId: string, f: Failure): Promise<void> {
+  await redis.spRecordWebhookFailure(
+    keys.webhook(botId),
+    keys.webhookStatus(botId),
+    f.generation,
+    STATUS.lastErrorDate,
+    Math.floor(f.now / 1000),
+    STATUS.lastErrorMessage,
+    f.message,
+    STATUS.lastOk,
+    retryField(f.updateId),
+    f.retry ? `${f.retry.fails}:${f.retry.delay}:${f.retry.wakeupAt}` : "",
+  );
 }
 
 /** A success after failures: more connections may be used again; the update's retry state goes. */
