@@ -1,30 +1,36 @@
 /**
  * Ceilings of this machine, measured now: one HTTP hop (a bare fastify server answering a fixed
  * JSON), a webhook receiver's own capacity under a load generator, and Redis XADD rate.
+ *
+ *   node --import tsx bench/run.ts ceilings
  */
 import { spawnSync } from "node:child_process";
 import { startRedis, stopProcess } from "@starpost/testkit";
+import { bareCeiling, UPDATE_BODY } from "./lib/ceiling.ts";
 import { autocannon } from "./lib/load.ts";
 import { startScript } from "./lib/processes.ts";
 import { report, type Figure } from "./lib/report.ts";
 
 const figures: Figure[] = [];
 
-const bare = await startScript("./bare-server.ts");
-const get = await autocannon({ url: `http://127.0.0.1:${bare.port}/`, connections: 64 });
+const get = await bareCeiling({ connections: 64 });
 figures.push({ bench: "ceiling", name: "bare fastify, fixed JSON (GET, 64 conns)", value: get.rps, unit: "req/s", note: `p50 ${get.p50} ms, p99 ${get.p99} ms` });
-await stopProcess(bare.child);
 
 const receiver = await startScript("./receiver.ts");
-const update = JSON.stringify({ update_id: 1, message: { message_id: 1, date: 0, chat: { id: 1, type: "private" }, text: "hi" } });
-const rec = await autocannon({ url: `http://127.0.0.1:${receiver.port}/`, method: "POST", body: update, connections: 40 });
-figures.push({ bench: "ceiling", name: "webhook receiver, direct load (POST, 40 conns)", value: rec.rps, unit: "req/s", note: `p99 ${rec.p99} ms` });
-await stopProcess(receiver.child);
+try {
+  const rec = await autocannon({ url: `http://127.0.0.1:${receiver.port}/`, method: "POST", body: UPDATE_BODY, connections: 40 });
+  figures.push({ bench: "ceiling", name: "webhook receiver, direct load (POST, 40 conns)", value: rec.rps, unit: "req/s", note: `p99 ${rec.p99} ms` });
+} finally {
+  await stopProcess(receiver.child);
+}
 
 const redis = await startRedis();
-const out = spawnSync("redis-benchmark", ["-p", String(redis.port), "-n", "200000", "-P", "32", "-q", "XADD", "bench", "*", "u", "x".repeat(200)], { encoding: "utf8" });
-const rate = Number(/([\d.]+) requests per second/.exec(out.stdout)?.[1] ?? NaN);
-figures.push({ bench: "ceiling", name: "Redis XADD, 200-byte entries (pipeline 32)", value: rate, unit: "ops/s" });
-await redis.stop();
+try {
+  const out = spawnSync("redis-benchmark", ["-p", String(redis.port), "-n", "200000", "-P", "32", "-q", "XADD", "bench", "*", "u", "x".repeat(200)], { encoding: "utf8" });
+  const rate = Number(/([\d.]+) requests per second/.exec(out.stdout)?.[1] ?? NaN);
+  figures.push({ bench: "ceiling", name: "Redis XADD, 200-byte entries (pipeline 32, no AOF)", value: rate, unit: "ops/s" });
+} finally {
+  await redis.stop();
+}
 
 report(figures);

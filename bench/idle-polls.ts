@@ -7,54 +7,48 @@
  * is this machine's hard `ulimit -n`; two gateway replicas share the front, one updates process
  * holds every poll.
  *
- *   node --import tsx bench/idle-polls.ts        (BENCH_IDLE_POLLS, default 10000)
+ *   node --import tsx bench/run.ts idle-polls    (BENCH_IDLE_POLLS, default 10000)
  */
 import { setMaxListeners } from "node:events";
 import { Agent, request } from "undici";
 import { createLogger, createRedis } from "@starpost/shared";
-import { Platform, startProcessStack, startRedis } from "@starpost/testkit";
+import { userMessage } from "@starpost/testkit";
+import { inParallel } from "./lib/pool.ts";
 import { rssMb } from "./lib/processes.ts";
 import { report } from "./lib/report.ts";
+import { PLATFORM_TOKEN, startBenchStack } from "./lib/stack.ts";
 
 const N = Number(process.env.BENCH_IDLE_POLLS ?? 10_000);
-const PLATFORM_TOKEN = "bench-platform-token-0123456789";
 
-async function inParallel(n: number, concurrency: number, task: (i: number) => Promise<unknown>) {
-  let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < n) await task(next++);
-  }));
-}
-
-const redisServer = await startRedis();
-const stack = await startProcessStack({ redisUrl: redisServer.url, workers: 0, env: { PLATFORM_TOKEN, LOG_LEVEL: "warn" } });
+const bench = await startBenchStack();
+const { stack } = bench;
 const secondGateway = await stack.addReplica("gateway");
-const redis = createRedis({ url: redisServer.url, logger: createLogger("bench", "warn"), role: "bench" });
+const redis = createRedis({ url: bench.redis.url, logger: createLogger("bench", "warn"), role: "bench" });
 const agent = new Agent({ connections: null, keepAliveTimeout: 60_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
 const polls: Promise<unknown>[] = [];
 const controller = new AbortController();
 setMaxListeners(N + 10, controller.signal); // one abort listener per held poll, on purpose
 try {
   const gateways = [stack.gatewayUrl, `http://127.0.0.1:${secondGateway.port}`];
-  const pids = stack.processes.filter((p) => p.service === "gateway" || p.service === "updates").map((p) => p.child.pid!);
+  const measured = stack.processes.filter((p) => p.service === "gateway" || p.service === "updates");
   const updates = stack.processes.find((p) => p.service === "updates")!;
   const waiting = async () => {
     const text = await (await request(`http://127.0.0.1:${updates.port}/metrics`)).body.text();
     return Number(/^starpost_polls_waiting (\d+)/m.exec(text)?.[1] ?? 0);
   };
   const clients = async () => Number(/connected_clients:(\d+)/.exec(await redis.info("clients"))?.[1]);
-  const rss = () => pids.reduce((sum, pid) => sum + rssMb(pid), 0);
+  const rss = () => measured.reduce((sum, p) => sum + rssMb(p.child.pid!), 0);
+  const rssEach = () => measured.map((p) => `${p.name} ${Math.round(rssMb(p.child.pid!))}`).join(", ");
 
-  const platform = new Platform(stack.gatewayUrl, PLATFORM_TOKEN);
-  const bots: { id: number; token: string }[] = [];
   const t0 = performance.now();
-  await inParallel(N, 32, async () => bots.push(await platform.createBot()));
+  const bots = await inParallel(N, 32, () => bench.platform.createBot());
   const createSeconds = (performance.now() - t0) / 1000;
 
   // Warm both fronts (a few polls each) so the idle figures include loaded code, not just startup.
   for (const g of gateways) await request(`${g}/bot${bots[0]!.token}/getUpdates`).then((r) => r.body.dump());
   await new Promise((r) => setTimeout(r, 500));
   const idleRss = rss();
+  const idleEach = rssEach();
   const idleClients = await clients();
 
   const t1 = performance.now();
@@ -74,6 +68,7 @@ try {
   const openSeconds = (performance.now() - t1) / 1000;
   await new Promise((r) => setTimeout(r, 2000));
   const heldRss = rss();
+  const heldEach = rssEach();
   const heldClients = await clients();
   const heldWaiting = await waiting();
 
@@ -83,7 +78,7 @@ try {
   await request(`${stack.gatewayUrl}/platform/v1/bots/${probe.id}/updates`, {
     method: "POST",
     headers: { authorization: `Bearer ${PLATFORM_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify({ message: { message_id: 1, chat: { id: 5, type: "private", first_name: "A" }, date: 0, text: "hi" } }),
+    body: JSON.stringify(userMessage(5, "hi")),
   }).then((r) => r.body.dump());
   await polls[Math.floor(N / 2)];
   const probeMs = performance.now() - t2;
@@ -97,8 +92,8 @@ try {
 
   report([
     { bench: "idle-polls", name: `polls held by one updates process`, value: heldWaiting, unit: "polls", target: `>= ${N}`, targetOn: "value" },
-    { bench: "idle-polls", name: "RSS gateways + updates, idle", value: idleRss, unit: "MB" },
-    { bench: "idle-polls", name: `RSS gateways + updates, ${N} polls held`, value: heldRss, unit: "MB", target: "<= 300", targetOn: "value" },
+    { bench: "idle-polls", name: "RSS 2 gateways + updates, idle", value: idleRss, unit: "MB", note: `MB: ${idleEach}` },
+    { bench: "idle-polls", name: `RSS 2 gateways + updates, ${N} polls held`, value: heldRss, unit: "MB", target: "<= 300", targetOn: "value", note: `MB: ${heldEach}` },
     { bench: "idle-polls", name: "RSS per held poll", value: ((heldRss - idleRss) * 1024) / N, unit: "KB" },
     { bench: "idle-polls", name: "Redis connections, idle", value: idleClients, unit: "conns" },
     { bench: "idle-polls", name: `Redis connections, ${N} polls held`, value: heldClients, unit: "conns", target: `<= ${idleClients}`, targetOn: "value" },
@@ -110,6 +105,5 @@ try {
   controller.abort();
   await agent.close().catch(() => undefined);
   await redis.quit();
-  await stack.stop();
-  await redisServer.stop();
+  await bench.stop();
 }

@@ -5,13 +5,14 @@
  * show what durability costs); the peer keeps them in memory.
  */
 import { request } from "undici";
-import { freePort, Platform, startProcessStack, startRedis, stopProcess } from "@starpost/testkit";
-import { report, type Figure } from "./lib/report.ts";
+import { freePort, stopProcess } from "@starpost/testkit";
+import { inParallel } from "./lib/pool.ts";
 import { startScript } from "./lib/processes.ts";
+import { report, type Figure } from "./lib/report.ts";
+import { durability, PLATFORM_TOKEN, startBenchStack } from "./lib/stack.ts";
 
 const N = Number(process.env.BENCH_PEER_MESSAGES ?? 5000);
 const CONCURRENCY = 16;
-const PLATFORM_TOKEN = "bench-platform-token-0123456789";
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
   const res = await request(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
@@ -20,12 +21,7 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
   return json;
 }
 
-async function pushAll(push: (i: number) => Promise<unknown>) {
-  let next = 0;
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < N) await push(next++);
-  }));
-}
+const pushAll = (push: (i: number) => Promise<unknown>) => inParallel(N, CONCURRENCY, push);
 
 const message = (i: number) => ({
   message_id: i + 1,
@@ -36,11 +32,9 @@ const message = (i: number) => ({
 });
 
 async function starpost(): Promise<number> {
-  const redis = await startRedis({ appendonly: process.env.BENCH_AOF !== "no" });
-  const stack = await startProcessStack({ redisUrl: redis.url, workers: 1, env: { PLATFORM_TOKEN, LOG_LEVEL: "warn" } });
+  const stack = await startBenchStack();
   try {
-    const platform = new Platform(stack.gatewayUrl, PLATFORM_TOKEN);
-    const bot = await platform.createBot();
+    const bot = await stack.platform.createBot();
     const started = performance.now();
     await pushAll((i) => post(`${stack.gatewayUrl}/platform/v1/bots/${bot.id}/updates`, { message: message(i) }, { authorization: `Bearer ${PLATFORM_TOKEN}` }));
     let got = 0;
@@ -54,7 +48,6 @@ async function starpost(): Promise<number> {
     return performance.now() - started;
   } finally {
     await stack.stop();
-    await redis.stop();
   }
 }
 
@@ -84,7 +77,7 @@ const figures: Figure[] = [
   { bench: "peer", name: `${N} messages pushed + drained, telegram-test-api`, value: peerMs, unit: "ms" },
   {
     bench: "peer",
-    name: `${N} messages pushed + drained, starpost (${process.env.BENCH_AOF === "no" ? "no AOF" : "AOF fsync always"})`,
+    name: `${N} messages pushed + drained, starpost (${durability()})`,
     value: ourMs,
     unit: "ms",
     ceiling: { name: "peer ms", value: peerMs },

@@ -3,24 +3,22 @@
  * bot's waiting getUpdates answering, over N events one after the other. The services run as
  * separate processes on a private redis-server (AOF with fsync always; BENCH_AOF=no turns it off).
  *
- *   node --import tsx bench/wake-latency.ts        (BENCH_WAKE_EVENTS, default 1000)
+ *   node --import tsx bench/run.ts wake-latency    (BENCH_WAKE_EVENTS, default 1000)
  */
 import { Agent, request } from "undici";
 import { createLogger, createRedis, keys } from "@starpost/shared";
-import { Platform, startProcessStack, startRedis } from "@starpost/testkit";
+import { userMessage } from "@starpost/testkit";
 import { percentile } from "./lib/load.ts";
 import { report } from "./lib/report.ts";
+import { PLATFORM_TOKEN, startBenchStack } from "./lib/stack.ts";
 
 const N = Number(process.env.BENCH_WAKE_EVENTS ?? 1000);
-const PLATFORM_TOKEN = "bench-platform-token-0123456789";
 
-const redisServer = await startRedis({ appendonly: process.env.BENCH_AOF !== "no" });
-const stack = await startProcessStack({ redisUrl: redisServer.url, workers: 0, env: { PLATFORM_TOKEN, LOG_LEVEL: "warn" } });
-const redis = createRedis({ url: redisServer.url, logger: createLogger("bench", "warn"), role: "bench" });
+const stack = await startBenchStack();
+const redis = createRedis({ url: stack.redis.url, logger: createLogger("bench", "warn"), role: "bench" });
 const agent = new Agent({ keepAliveTimeout: 60_000 });
 try {
-  const platform = new Platform(stack.gatewayUrl, PLATFORM_TOKEN);
-  const bot = await platform.createBot();
+  const bot = await stack.platform.createBot();
   const ingestUrl = `${stack.gatewayUrl}/platform/v1/bots/${bot.id}/updates`;
   const headers = { authorization: `Bearer ${PLATFORM_TOKEN}`, "content-type": "application/json" };
   const latencies: number[] = [];
@@ -31,9 +29,9 @@ try {
     );
     // Push only once the poll is waiting: what is measured is the wake-up, not a ready read.
     while ((await redis.get(keys.pollOwner(bot.id))) === null) await new Promise((r) => setImmediate(r));
-    const message = { message_id: i + 1, from: { id: 7, is_bot: false, first_name: "Ann" }, chat: { id: 7, type: "private", first_name: "Ann" }, date: Math.floor(Date.now() / 1000), text: `m${i}` };
+    const body = JSON.stringify(userMessage(7, `m${i}`));
     const started = performance.now();
-    const ingest = request(ingestUrl, { method: "POST", headers, body: JSON.stringify({ message }), dispatcher: agent }).then((r) => r.body.dump());
+    const ingest = request(ingestUrl, { method: "POST", headers, body, dispatcher: agent }).then((r) => r.body.dump());
     const result = await poll;
     const elapsed = performance.now() - started;
     await ingest;
@@ -50,5 +48,4 @@ try {
   await agent.close();
   await redis.quit();
   await stack.stop();
-  await redisServer.stop();
 }

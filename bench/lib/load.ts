@@ -20,11 +20,22 @@ export interface LoadOptions {
   method?: "GET" | "POST";
   body?: string;
   headers?: Record<string, string>;
+  /** an unmeasured run first (JIT, connection pools); default 2 s, 0 for none. */
+  warmupSeconds?: number;
 }
 
+/** Seconds per measured autocannon run: BENCH_SECONDS, default 8. */
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+
 /** Runs autocannon in its own process (the load generator must not share the measured one's CPU time slices). */
-export function autocannon(o: LoadOptions): Promise<LoadResult> {
-  const args = [AUTOCANNON, "--json", "-c", String(o.connections ?? 64), "-d", String(o.seconds ?? 8), "-m", o.method ?? "GET"];
+export async function autocannon(o: LoadOptions): Promise<LoadResult> {
+  const warmup = o.warmupSeconds ?? 2;
+  if (warmup > 0) await run({ ...o, seconds: warmup });
+  return run(o);
+}
+
+function run(o: LoadOptions): Promise<LoadResult> {
+  const args = [AUTOCANNON, "--json", "-c", String(o.connections ?? 64), "-d", String(o.seconds ?? SECONDS), "-m", o.method ?? "GET"];
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push("-H", `${k}=${v}`);
   if (o.body !== undefined) args.push("-b", o.body, "-H", "content-type=application/json");
   args.push(o.url);
