@@ -6,7 +6,7 @@
  *   node --import tsx bench/run.ts get-updates
  */
 import { userMessage } from "@starpost/testkit";
-import { bareCeiling } from "./lib/ceiling.ts";
+import { bareCeiling, cpuPerCallFigure } from "./lib/ceiling.ts";
 import { autocannon, type LoadResult } from "./lib/load.ts";
 import { report } from "./lib/report.ts";
 import { startBenchStack } from "./lib/stack.ts";
@@ -22,7 +22,8 @@ try {
   for (let i = 0; i < 10; i++) {
     await bench.platform.pushUpdate(full.id, Array.from({ length: 100 }, (_, n) => userMessage(1000 + n, `message ${i}-${n}`)));
   }
-  e = await autocannon({ url: `${bench.gatewayUrl}/bot${empty.token}/getUpdates?timeout=0`, connections: CONNECTIONS });
+  const cpuOf = { gateway: bench.pid("gateway"), updates: bench.pid("updates"), redis: bench.redis.process.pid! };
+  e = await autocannon({ url: `${bench.gatewayUrl}/bot${empty.token}/getUpdates?timeout=0`, connections: CONNECTIONS, cpuOf });
   f = await autocannon({ url: `${bench.gatewayUrl}/bot${full.token}/getUpdates?timeout=0&limit=100`, connections: CONNECTIONS });
 } finally {
   await bench.stop();
@@ -31,5 +32,6 @@ try {
 const c = { name: "bare fastify req/s", value: ceiling.rps };
 report([
   { bench: "get-updates", name: `empty queue, timeout 0 (${CONNECTIONS} conns)`, value: e.rps, unit: "req/s", ceiling: c, ratio: e.rps / ceiling.rps, target: ">= 0.35", targetOn: "ratio", note: `p50 ${e.p50} ms, p99 ${e.p99} ms, non-2xx ${e.non2xx}` },
+  cpuPerCallFigure("get-updates", "empty getUpdates", e, ceiling),
   { bench: "get-updates", name: `full queue, limit 100 (${CONNECTIONS} conns)`, value: f.rps, unit: "req/s", ceiling: c, ratio: f.rps / ceiling.rps, note: `${Math.round(f.rps * 100)} updates/s read; p99 ${f.p99} ms, non-2xx ${f.non2xx}` },
 ]);

@@ -5,7 +5,7 @@
  *   node --import tsx bench/run.ts send-invoice
  */
 import { botClient } from "@starpost/testkit";
-import { bareCeiling } from "./lib/ceiling.ts";
+import { bareCeiling, cpuPerCallFigure } from "./lib/ceiling.ts";
 import { autocannon, type LoadResult } from "./lib/load.ts";
 import { report } from "./lib/report.ts";
 import { durability, startBenchStack } from "./lib/stack.ts";
@@ -35,7 +35,8 @@ try {
   await bench.platform.putChat(bot.id, { id: params.chat_id, type: "private", first_name: "Ann" });
   const check = await botClient(bench.gatewayUrl, bot.token)("sendInvoice", params);
   if (check.status !== 200) throw new Error(`sendInvoice failed: ${JSON.stringify(check.body)}`);
-  ours = strict(await autocannon({ url: `${bench.gatewayUrl}/bot${bot.token}/sendInvoice`, method: "POST", body, connections: CONNECTIONS }), "sendInvoice");
+  const cpuOf = { gateway: bench.pid("gateway"), invoices: bench.pid("invoices"), redis: bench.redis.process.pid! };
+  ours = strict(await autocannon({ url: `${bench.gatewayUrl}/bot${bot.token}/sendInvoice`, method: "POST", body, connections: CONNECTIONS, cpuOf }), "sendInvoice");
 } finally {
   await bench.stop();
 }
@@ -53,4 +54,5 @@ report([
   },
   { bench: "send-invoice", name: "sendInvoice p50", value: ours.p50, unit: "ms", ceiling: { name: "bare p50 ms", value: ceiling.p50 } },
   { bench: "send-invoice", name: "sendInvoice p99", value: ours.p99, unit: "ms", ceiling: { name: "bare p99 ms", value: ceiling.p99 } },
+  cpuPerCallFigure("send-invoice", "sendInvoice", ours, ceiling),
 ]);

@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { cpuMs } from "./processes.ts";
 
 const require = createRequire(import.meta.url);
 const AUTOCANNON = require.resolve("autocannon/autocannon.js");
@@ -11,6 +12,8 @@ export interface LoadResult {
   errors: number;
   non2xx: number;
   total: number;
+  /** CPU time per request of each process in `cpuOf`, in microseconds. */
+  cpuUsPerRequest: Record<string, number>;
 }
 
 export interface LoadOptions {
@@ -22,6 +25,8 @@ export interface LoadOptions {
   headers?: Record<string, string>;
   /** an unmeasured run first (JIT, connection pools); default 2 s, 0 for none. */
   warmupSeconds?: number;
+  /** processes whose CPU time per request is measured over the measured run (not the warm-up). */
+  cpuOf?: Record<string, number>;
 }
 
 /** Seconds per measured autocannon run: BENCH_SECONDS, default 8. */
@@ -31,7 +36,11 @@ export const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 export async function autocannon(o: LoadOptions): Promise<LoadResult> {
   const warmup = o.warmupSeconds ?? 2;
   if (warmup > 0) await run({ ...o, seconds: warmup });
-  return run(o);
+  const pids = Object.entries(o.cpuOf ?? {});
+  const before = pids.map(([, pid]) => cpuMs(pid));
+  const r = await run(o);
+  for (const [i, [name, pid]] of pids.entries()) r.cpuUsPerRequest[name] = ((cpuMs(pid) - before[i]!) * 1000) / r.total;
+  return r;
 }
 
 function run(o: LoadOptions): Promise<LoadResult> {
@@ -54,6 +63,7 @@ function run(o: LoadOptions): Promise<LoadResult> {
           errors: r.errors,
           non2xx: r.non2xx,
           total: r.requests.total,
+          cpuUsPerRequest: {},
         });
       } catch {
         reject(new Error(`autocannon exited ${code}: ${out.slice(0, 200)}`));

@@ -13,6 +13,8 @@ export interface BenchStack {
   stack: ProcessStack;
   gatewayUrl: string;
   platform: Platform;
+  /** the process id of a service's first process. */
+  pid(service: string): number;
   stop(): Promise<void>;
 }
 
@@ -29,6 +31,7 @@ export async function startBenchStack(opts: { workers?: number; env?: Record<str
       stack,
       gatewayUrl: stack.gatewayUrl,
       platform: new Platform(stack.gatewayUrl, PLATFORM_TOKEN),
+      pid: (service) => stack.processes.find((p) => p.service === service)!.child.pid!,
       async stop() {
         await stack.stop();
         await redis.stop();
