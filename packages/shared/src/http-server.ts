@@ -1,3 +1,5 @@
+import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { requestSerializers, type Logger } from "./logger.ts";
 
@@ -7,7 +9,7 @@ import { requestSerializers, type Logger } from "./logger.ts";
  * still logged), and timeouts suited to 50-second long polls.
  */
 export function createHttpServer(logger: Logger, options: FastifyServerOptions = {}): FastifyInstance {
-  return Fastify({
+  const app = Fastify({
     loggerInstance: logger.child({}, { serializers: requestSerializers }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     keepAliveTimeout: 75_000,
@@ -23,4 +25,23 @@ export function createHttpServer(logger: Logger, options: FastifyServerOptions =
     },
     ...options,
   }) as unknown as FastifyInstance;
+  closeUnusedSocketsOnClose(app);
+  return app;
+}
+
+/**
+ * Node's server.close() ends idle keep-alive sockets but waits forever on a socket that never
+ * sent a request (HTTP clients pre-connect: undici opens one after a caller aborts a long poll),
+ * which held a stopping service until its shutdown grace ran out. Those are destroyed on close.
+ */
+function closeUnusedSocketsOnClose(app: FastifyInstance) {
+  const unused = new Set<Socket>();
+  app.server.on("connection", (socket: Socket) => {
+    unused.add(socket);
+    socket.once("close", () => unused.delete(socket));
+  });
+  app.server.on("request", (req: IncomingMessage) => unused.delete(req.socket));
+  app.addHook("preClose", async () => {
+    for (const socket of unused) socket.destroy();
+  });
 }
