@@ -7,7 +7,7 @@
 import { request } from "undici";
 import { freePort, stopProcess } from "@starpost/testkit";
 import { inParallel } from "./lib/pool.ts";
-import { startScript } from "./lib/processes.ts";
+import { cpuMs, startScript } from "./lib/processes.ts";
 import { report, type Figure } from "./lib/report.ts";
 import { durability, PLATFORM_TOKEN, startBenchStack } from "./lib/stack.ts";
 
@@ -31,60 +31,89 @@ const message = (i: number) => ({
   text: `message ${i}`,
 });
 
-async function starpost(): Promise<number> {
+interface Run {
+  ms: number;
+  /** CPU time of the server side's processes over the run, ms. */
+  cpu: Record<string, number>;
+}
+
+/** CPU ms each named process used while `work` ran. */
+async function timed(pids: Record<string, number>, work: () => Promise<void>): Promise<Run> {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
+  const started = performance.now();
+  await work();
+  const ms = performance.now() - started;
+  return { ms, cpu: Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid) - before[name]!])) };
+}
+
+const cpuNote = (r: Run) => Object.entries(r.cpu).map(([name, ms]) => `${name} ${Math.round(ms)}`).join(", ");
+const cpuTotal = (r: Run) => Object.values(r.cpu).reduce((a, b) => a + b, 0);
+
+async function starpost(): Promise<Run> {
   const stack = await startBenchStack();
   try {
     const bot = await stack.platform.createBot();
-    const started = performance.now();
-    await pushAll((i) => post(`${stack.gatewayUrl}/platform/v1/bots/${bot.id}/updates`, { message: message(i) }, { authorization: `Bearer ${PLATFORM_TOKEN}` }));
-    let got = 0;
-    let offset = 0;
-    while (got < N) {
-      const res = await request(`${stack.gatewayUrl}/bot${bot.token}/getUpdates?offset=${offset}&limit=100`);
-      const { result } = (await res.body.json()) as { result: { update_id: number }[] };
-      got += result.length;
-      if (result.length) offset = result[result.length - 1]!.update_id + 1;
-    }
-    return performance.now() - started;
+    const pids = { gateway: stack.pid("gateway"), updates: stack.pid("updates"), redis: stack.redis.process.pid! };
+    return await timed(pids, async () => {
+      await pushAll((i) => post(`${stack.gatewayUrl}/platform/v1/bots/${bot.id}/updates`, { message: message(i) }, { authorization: `Bearer ${PLATFORM_TOKEN}` }));
+      let got = 0;
+      let offset = 0;
+      while (got < N) {
+        const res = await request(`${stack.gatewayUrl}/bot${bot.token}/getUpdates?offset=${offset}&limit=100`);
+        const { result } = (await res.body.json()) as { result: { update_id: number }[] };
+        got += result.length;
+        if (result.length) offset = result[result.length - 1]!.update_id + 1;
+      }
+    });
   } finally {
     await stack.stop();
   }
 }
 
-async function peer(): Promise<number> {
+async function peer(): Promise<Run> {
   const port = await freePort();
   const { child } = await startScript("./peer-server.ts", { PORT: String(port) });
   const base = `http://127.0.0.1:${port}`;
   const token = "1234:peer-bench-token";
   try {
-    const started = performance.now();
-    await pushAll((i) => post(`${base}/sendMessage`, { ...message(i), botToken: token }));
-    let got = 0;
-    while (got < N) {
-      const res = await request(`${base}/bot${token}/getUpdates`);
-      const { result } = (await res.body.json()) as { result: unknown[] };
-      got += result.length;
-    }
-    return performance.now() - started;
+    return await timed({ peer: child.pid! }, async () => {
+      await pushAll((i) => post(`${base}/sendMessage`, { ...message(i), botToken: token }));
+      let got = 0;
+      while (got < N) {
+        // The peer answers every unread update at once and marks them read.
+        const res = await request(`${base}/bot${token}/getUpdates`);
+        const { result } = (await res.body.json()) as { result: unknown[] };
+        got += result.length;
+      }
+    });
   } finally {
     await stopProcess(child);
   }
 }
 
-const peerMs = await peer();
-const ourMs = await starpost();
+const theirs = await peer();
+const ours = await starpost();
 const figures: Figure[] = [
-  { bench: "peer", name: `${N} messages pushed + drained, telegram-test-api`, value: peerMs, unit: "ms" },
+  { bench: "peer", name: `${N} messages pushed + drained, telegram-test-api`, value: theirs.ms, unit: "ms" },
   {
     bench: "peer",
     name: `${N} messages pushed + drained, starpost (${durability()})`,
-    value: ourMs,
+    value: ours.ms,
     unit: "ms",
-    ceiling: { name: "peer ms", value: peerMs },
-    ratio: peerMs / ourMs,
+    ceiling: { name: "peer ms", value: theirs.ms },
+    ratio: theirs.ms / ours.ms,
     target: ">= 1",
     targetOn: "ratio",
     note: "ratio = peer time / starpost time (above 1: starpost faster)",
+  },
+  {
+    bench: "peer",
+    name: "server CPU per message, starpost (gateway + updates + redis)",
+    value: (cpuTotal(ours) * 1000) / N,
+    unit: "µs",
+    ceiling: { name: "peer µs", value: (cpuTotal(theirs) * 1000) / N },
+    ratio: cpuTotal(theirs) / cpuTotal(ours),
+    note: `CPU ms over the run: ${cpuNote(ours)}; ${cpuNote(theirs)}`,
   },
 ];
 report(figures);

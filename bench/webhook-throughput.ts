@@ -12,7 +12,7 @@ import { Agent, request } from "undici";
 import { stopProcess, userMessage } from "@starpost/testkit";
 import { UPDATE_BODY } from "./lib/ceiling.ts";
 import { autocannon } from "./lib/load.ts";
-import { startScript } from "./lib/processes.ts";
+import { cpuMs, startScript } from "./lib/processes.ts";
 import { report, type Figure } from "./lib/report.ts";
 import { durability, startBenchStack } from "./lib/stack.ts";
 
@@ -27,7 +27,7 @@ const agent = new Agent({ keepAliveTimeout: 60_000 });
 const count = async () => ((await (await request(receiverUrl, { dispatcher: agent })).body.json()) as { received: number }).received;
 
 /** Fills the logs with no webhook set (nothing is delivered), then times the drain alone. */
-async function drain(workers: number): Promise<number> {
+async function drain(workers: number): Promise<{ rate: number; cpu: string }> {
   const bench = await startBenchStack({ workers, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" } });
   try {
     const bots = await Promise.all(Array.from({ length: BOTS }, () => bench.platform.createBot()));
@@ -39,6 +39,12 @@ async function drain(workers: number): Promise<number> {
       if (r.status !== 200) throw new Error(`ingest failed: ${JSON.stringify(r.body)}`);
     }
     const base = await count();
+    const measured = [
+      ...bench.stack.processes.filter((p) => p.service === "webhook-worker").map((p) => [p.name, p.child.pid!] as const),
+      ["redis", bench.redis.process.pid!] as const,
+      ["receiver", receiver.child.pid!] as const,
+    ];
+    const cpuBefore = measured.map(([, pid]) => cpuMs(pid));
     const started = performance.now();
     await Promise.all(
       bots.map((bot) =>
@@ -56,7 +62,9 @@ async function drain(workers: number): Promise<number> {
       if (Date.now() > deadline) throw new Error(`only ${got} of ${N} delivered in 120 s`);
       await new Promise((r) => setTimeout(r, 20));
     }
-    return N / ((performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = measured.map(([name, pid], i) => `${name} ${Math.round(((cpuMs(pid) - cpuBefore[i]!) * 1000) / N)}`).join(", ");
+    return { rate: N / seconds, cpu: `CPU µs per update: ${cpu}` };
   } finally {
     await bench.stop();
   }
@@ -67,7 +75,7 @@ try {
   const c = { name: "receiver via autocannon req/s", value: ceiling.rps };
   const figures: Figure[] = [];
   for (const workers of [1, 2]) {
-    const rate = await drain(workers);
+    const { rate, cpu } = await drain(workers);
     figures.push({
       bench: "webhook-throughput",
       name: `delivered/s, ${workers} worker${workers > 1 ? "s" : ""} (${N} updates, ${BOTS} bots, ${CHATS} chats, max_connections ${MAX_CONNECTIONS}, ${durability()})`,
@@ -76,6 +84,7 @@ try {
       ...(workers === 2 ? { target: ">= 5000", targetOn: "value" as const } : {}),
       ceiling: c,
       ratio: rate / ceiling.rps,
+      note: cpu,
     });
   }
   report(figures);
