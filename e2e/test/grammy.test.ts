@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Bot, GrammyError, webhookCallback } from "grammy";
 import { run } from "@grammyjs/runner";
+import { readCompose } from "@starpost/testkit";
 import type { Message, SuccessfulPayment } from "grammy/types";
 import { botAndUser, buttonPress, pay, push, serve, startE2E, STAR_PRICE, textFrom, until, onCleanup, runCleanups, type E2E } from "./support.ts";
 
@@ -28,6 +29,16 @@ async function startPolling(bot: Bot) {
 const pending = async (token: string) => (await e2e.call(token, "getWebhookInfo")).pending_update_count as number;
 
 describe("grammY 1.46 with client.apiRoot", () => {
+  it("runs against docker-compose.yml's services, each its own OS process, with at least two webhook workers", () => {
+    const composed = readCompose({ PLATFORM_TOKEN: "only-to-read-the-file" });
+    const running = e2e.stack.processes;
+    expect([...new Set(running.map((p) => p.service))].sort()).toEqual(composed.map((s) => s.name).sort());
+    expect(running.filter((p) => p.service === "webhook-worker").length).toBeGreaterThanOrEqual(2);
+    const pids = running.map((p) => p.child.pid);
+    expect(new Set(pids).size).toBe(running.length);
+    expect(pids).not.toContain(process.pid);
+  });
+
   it("bot.start() long polling receives messages and button presses pushed through the platform API", async () => {
     const { bot: b, user } = await botAndUser(e2e);
     const bot = newBot(b.token);
