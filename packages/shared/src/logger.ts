@@ -24,7 +24,7 @@ const REDACT = [
 export function redactUrl(url: string): string {
   const q = url.indexOf("?");
   const path = q === -1 ? url : `${url.slice(0, q)}?<redacted>`;
-  return path.replace(/\/bot([^/?]*)/i, (_m, token: string) => {
+  return path.replace(/^\/bot([^/?]*)/i, (_m, token: string) => {
     const id = token.split(":")[0];
     return `/bot${id && /^\d+$/.test(id) ? id : ""}:<redacted>`;
   });
