@@ -112,3 +112,19 @@ describe("token rotation across gateway replicas", () => {
     }
   });
 });
+
+describe("an empty Content-Type header", () => {
+  it("is treated like no header, with or without a body", async () => {
+    const { connect } = await import("node:net");
+    const port = Number(new URL(stack.gatewayUrl).port);
+    const raw = (body: string) =>
+      new Promise<string>((resolve) => {
+        const c = connect(port, "127.0.0.1");
+        let data = "";
+        c.on("data", (d) => (data += d));
+        c.on("end", () => resolve(data.split("\r\n\r\n")[1] ?? ""));
+        c.write(`POST /bot${bot.token}/getMe HTTP/1.1\r\nHost: x\r\nContent-Type:\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+      });
+    for (const body of ["", "x=1"]) expect(JSON.parse(await raw(body))).toMatchObject({ ok: true, result: { id: bot.id } });
+  });
+});

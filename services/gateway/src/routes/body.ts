@@ -36,6 +36,10 @@ export function parseBody(contentType: string | undefined, raw: string): unknown
  */
 export async function registerBodyParsers(app: FastifyInstance) {
   app.removeAllContentTypeParsers();
+  // An empty `Content-Type:` header says nothing about the body: treat it like no header at all.
+  app.addHook("onRequest", async (req) => {
+    if (req.headers["content-type"]?.trim() === "") delete req.headers["content-type"];
+  });
   const asText = (req: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void) => {
     try {
       done(null, parseBody(req.headers["content-type"], body));
