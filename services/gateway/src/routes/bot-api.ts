@@ -43,6 +43,11 @@ async function collectParams(req: FastifyRequest): Promise<Params> {
 
 /** `/bot<token>/<method>`: token check, method lookup, then the owning service answers. */
 export function registerBotApi(app: FastifyInstance, { redis, services }: BotApiDeps) {
+  // Shutting down, the gateway answers held long polls at once rather than waiting up to 50 s:
+  // an empty result loses nothing, since nothing is confirmed until the bot's next offset.
+  const closing = new AbortController();
+  app.addHook("preClose", async () => closing.abort());
+
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split("?", 1)[0]!;
     const match = BOT_PATH.exec(path);
@@ -66,7 +71,15 @@ export function registerBotApi(app: FastifyInstance, { redis, services }: BotApi
       if (!parsed.ok) return sendError(reply, parsed.error);
       return sendOutcome(reply, own[method]!(auth.bot));
     }
-    const answer = await services.call(spec.service, method, auth.bot.id, params, abortOnClose(reply));
+    const longPoll = method === "getUpdates";
+    const signal = longPoll ? AbortSignal.any([abortOnClose(reply), closing.signal]) : abortOnClose(reply);
+    let answer;
+    try {
+      answer = await services.call(spec.service, method, auth.bot.id, params, signal);
+    } catch (err) {
+      if (longPoll && closing.signal.aborted) return sendOutcome(reply, success([]));
+      throw err;
+    }
     return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);
   };
   app.route({ method: ["GET", "POST"], url: "/bot*", handler });
