@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { botClient, Platform, startProcessStack, startRedis, userMessage, type ProcessStack, type RedisServer } from "@starpost/testkit";
+import { botClient, eventually, metric, Platform, startProcessStack, startRedis, userMessage, type ProcessStack, type RedisServer } from "@starpost/testkit";
 
 /**
  * What every end-to-end file shares: the docker-compose.yml topology started as local OS processes
@@ -115,27 +115,10 @@ export async function pay(e2e: E2E, botId: number, user: { id: number; first_nam
 }
 
 /** Resolves once `check` holds (polled every 20 ms), else fails with `what`. */
-export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export const until = (what: string, check: () => boolean | Promise<boolean>, ms = 15_000) => eventually(check, ms, what);
 
 /** The sum of one metric's samples (optionally those carrying `label`) over the given processes. */
-export async function metricSum(ports: number[], name: string, label = ""): Promise<number> {
-  let sum = 0;
-  for (const port of ports) {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    for (const line of text.split("\n")) {
-      if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-      if (label && !line.includes(label)) continue;
-      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
-    }
-  }
-  return sum;
-}
+export const metricSum = (ports: number[], name: string, label = "") => metric(ports.map((p) => `http://127.0.0.1:${p}`), name, label);
 
 export const portsOf = (e2e: E2E, service: string) => e2e.stack.processes.filter((p) => p.service === service).map((p) => p.port);
 

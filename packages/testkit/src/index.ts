@@ -4,3 +4,4 @@ export * from "./stack.ts";
 export * from "./compose-file.ts";
 export * from "./compose-stack.ts";
 export * from "./webhook-receiver.ts";
+export * from "./wait.ts";

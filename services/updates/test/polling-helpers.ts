@@ -27,20 +27,6 @@ export async function push(platform: Platform, botId: number, update: unknown): 
   return res.body.result.update_id;
 }
 
-/** One sample of a Prometheus metric from a service's /metrics, 0 when absent. */
-export async function metric(serviceUrl: string, name: string, labels = ""): Promise<number> {
-  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
-  const line = text.split("\n").find((l) => l.startsWith(labels ? `${name}{${labels}} ` : `${name} `));
-  return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : 0;
-}
-
-/** Resolves once `check` holds, polling every 10 ms for at most `ms`. */
-export async function eventually(check: () => Promise<boolean>, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export { eventually, metric } from "@starpost/testkit";
 
 export const ids = (reply: Reply) => (reply.body.result as { update_id: number }[]).map((u) => u.update_id);

@@ -46,13 +46,4 @@ export function byChat(updates: any[]): Map<number, number[]> {
   return out;
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `fn` until it returns true. */
-export async function eventually(fn: () => Promise<boolean> | boolean, timeoutMs = 20_000, what = "condition") {
-  const until = Date.now() + timeoutMs;
-  while (!(await fn())) {
-    if (Date.now() > until) throw new Error(`${what} not met within ${timeoutMs} ms`);
-    await sleep(20);
-  }
-}
+export { eventually, sleep } from "@starpost/testkit";

@@ -1,0 +1,27 @@
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Polls `check` every 10 ms until it holds; throws after `timeoutMs`, naming `what`. */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = "condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/**
+ * The sum of a Prometheus metric's samples (those containing `labels`, e.g. `reason="x"`, when
+ * given) over the /metrics of one or more processes; 0 when absent.
+ */
+export async function metric(baseUrls: string | string[], name: string, labels = ""): Promise<number> {
+  let sum = 0;
+  for (const url of Array.isArray(baseUrls) ? baseUrls : [baseUrls]) {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    for (const line of text.split("\n")) {
+      if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+      if (labels && !line.includes(labels)) continue;
+      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+    }
+  }
+  return sum;
+}
