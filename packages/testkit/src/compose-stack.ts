@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { readCompose, REPO_ROOT, type ComposeService } from "./compose-file.ts";
-import { freePort, stopProcess } from "./redis-server.ts";
+import { stopProcess, track } from "./child-processes.ts";
+import { freePort } from "./redis-server.ts";
 
 /**
  * Runs the services of docker-compose.yml as local OS processes: the same entry points, the same
@@ -108,11 +109,11 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     }
     env.HOST = "127.0.0.1";
     for (const [k, v] of Object.entries(overrides)) if (k in env && !isPortVar(k)) env[k] = v;
-    const child = spawn(process.execPath, [...(opts.nodeArgs ?? []), "--import", "tsx", svc.entry], {
+    const child = track(spawn(process.execPath, [...(opts.nodeArgs ?? []), "--import", "tsx", svc.entry], {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...opts.extraEnv, ...env },
       stdio: ["ignore", "pipe", "pipe"],
-    });
+    }));
     const file = opts.logDir ? createWriteStream(`${opts.logDir}/${name}.log`, { flags: "a" }) : undefined;
     for (const stream of [child.stdout!, child.stderr!]) {
       createInterface({ input: stream }).on("line", (line) => {

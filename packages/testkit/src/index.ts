@@ -5,3 +5,4 @@ export * from "./compose-file.ts";
 export * from "./compose-stack.ts";
 export * from "./webhook-receiver.ts";
 export * from "./wait.ts";
+export * from "./child-processes.ts";

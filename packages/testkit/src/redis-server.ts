@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { stopProcess, track } from "./child-processes.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -55,7 +56,7 @@ export async function startRedis(opts: { appendonly?: boolean; dir?: string } = 
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "starpost-redis-"));
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--protected-mode", "no"];
   args.push("--appendonly", opts.appendonly ? "yes" : "no", "--appendfsync", "always");
-  const launch = () => spawn("redis-server", args, { stdio: "ignore" });
+  const launch = () => track(spawn("redis-server", args, { stdio: "ignore" }));
   const server: RedisServer = {
     url: `redis://127.0.0.1:${port}`,
     port,
@@ -74,12 +75,4 @@ export async function startRedis(opts: { appendonly?: boolean; dir?: string } = 
   };
   await waitForPort(port, server.process);
   return server;
-}
-
-export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    child.once("exit", () => resolve());
-    child.kill(signal);
-  });
 }

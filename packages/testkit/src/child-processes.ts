@@ -1,0 +1,30 @@
+import type { ChildProcess } from "node:child_process";
+
+/**
+ * Processes the testkit starts (redis-servers, services). Any still running when this process
+ * exits (a test file that failed before its teardown, a Ctrl-C) is killed, so nothing is left
+ * holding ports and memory.
+ */
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+export function track<T extends ChildProcess>(child: T): T {
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+  return child;
+}
+
+/** Sends `signal` and waits for the exit; a process still running after `graceMs` is killed. */
+export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM", graceMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill(signal);
+  });
+}
