@@ -55,7 +55,3 @@ const byLowerName = new Map(Object.keys(METHODS).map((name) => [name.toLowerCase
 export function findMethod(name: string): MethodName | undefined {
   return byLowerName.get(name.toLowerCase());
 }
-
-export function methodsOf(service: ServiceName): MethodName[] {
-  return (Object.keys(METHODS) as MethodName[]).filter((m) => METHODS[m].service === service);
-}

@@ -19,15 +19,6 @@ export const requiredString = (name: string) =>
 /** An optional string parameter ("" counts as absent, like the official server's empty check). */
 export const optionalString = () => z.preprocess((v) => (v === "" || v === null ? undefined : asString(v)), z.string().optional());
 
-/** An integer parameter; numbers, numeric strings. Not an integer: `parameter "<name>" must be an integer`. */
-export const intParam = (name: string) =>
-  z.preprocess(
-    (v) => (typeof v === "string" && /^\s*[-+]?\d+\s*$/.test(v) ? Number(v) : v),
-    z.number({ error: () => Errors.paramInvalid(name, "must be an integer").description }).int({
-      error: () => Errors.paramInvalid(name, "must be an integer").description,
-    }),
-  );
-
 /**
  * An integer read the forgiving way the official server reads clamped numbers: anything that is
  * not an integer becomes undefined (the default applies), never an error.
@@ -58,7 +49,3 @@ export function fromJson(v: unknown): unknown {
   }
 }
 export const INVALID_JSON = Symbol("invalid JSON");
-
-/** A JSON-serialized parameter validated by `schema`; unparsable JSON gives `onInvalid`'s text. */
-export const jsonParam = <T extends z.ZodType>(schema: T, onInvalid: () => string) =>
-  z.preprocess(fromJson, z.custom<unknown>((v) => v !== INVALID_JSON, { error: onInvalid }).pipe(schema));
