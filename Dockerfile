@@ -6,7 +6,7 @@ WORKDIR /app
 RUN npm install --global --silent corepack@latest && corepack enable
 # The whole workspace (see .dockerignore), so the lockfile matches its projects exactly.
 COPY . .
-RUN pnpm install --frozen-lockfile --prod --filter starpost --filter "./services/*" \
+RUN pnpm install --frozen-lockfile --prod --filter "!@starpost/e2e" --filter "!@starpost/bench" --filter "!@starpost/testkit" \
   && rm -rf e2e bench packages/testkit
 USER node
 ENTRYPOINT ["node", "--import", "tsx"]
