@@ -12,13 +12,14 @@ export async function http<T = any>(
   baseUrl: string,
   method: string,
   path: string,
-  opts: { body?: unknown; headers?: Record<string, string>; contentType?: string } = {},
+  /** contentType null: the body goes without a Content-Type header. */
+  opts: { body?: unknown; headers?: Record<string, string>; contentType?: string | null } = {},
 ): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   let body: string | Buffer | undefined;
   if (opts.body !== undefined) {
     body = typeof opts.body === "string" || Buffer.isBuffer(opts.body) ? opts.body : JSON.stringify(opts.body);
-    headers["content-type"] = opts.contentType ?? "application/json";
+    if (opts.contentType !== null) headers["content-type"] = opts.contentType ?? "application/json";
   }
   const res = await request(`${baseUrl}${path}`, { method: method as "POST", headers, body });
   const text = await res.body.text();
