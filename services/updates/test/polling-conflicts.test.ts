@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Errors, keys } from "@starpost/shared";
 import { botClient, startStack, userMessage, type TestStack } from "@starpost/testkit";
-import { eventually, getUpdates, ids, metric, push } from "./polling-helpers.ts";
+import { getUpdates, ids, metric, pollOwner, push, waitingPoll } from "./polling-helpers.ts";
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -14,19 +14,13 @@ afterAll(async () => {
 const OTHER = Errors.conflictOtherGetUpdates().toJSON();
 const WEBHOOK_ACTIVE = Errors.conflictWebhookActive().toJSON();
 const SET_WEBHOOK = Errors.conflictSetWebhook().toJSON();
-const pollOwner = (botId: number) => stack.redis.get(keys.pollOwner(botId));
-const waitingPoll = async (botId: number, previous: string | null = null) =>
-  eventually(async () => {
-    const owner = await pollOwner(botId);
-    return owner !== null && owner !== previous;
-  });
 
 describe("getUpdates conflicts", () => {
   it("a new poll that waits ends the older waiting one with 409; the new one proceeds", async () => {
     const bot = await stack.platform.createBot();
     const older = getUpdates(stack.gatewayUrl, bot.token, { timeout: 30 });
-    await waitingPoll(bot.id);
-    const first = await pollOwner(bot.id);
+    await waitingPoll(stack.redis, bot.id);
+    const first = await pollOwner(stack.redis, bot.id);
     const newer = getUpdates(stack.gatewayUrl, bot.token, { timeout: 30 });
     const res = await older;
     expect(res.status).toBe(409);
@@ -34,7 +28,7 @@ describe("getUpdates conflicts", () => {
     expect(res.body.description).toBe(
       "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
     );
-    await waitingPoll(bot.id, first);
+    await waitingPoll(stack.redis, bot.id, first);
     const id = await push(stack.platform, bot.id, userMessage(7, "for the newer"));
     expect(ids(await newer)).toEqual([id]);
   });
@@ -42,7 +36,7 @@ describe("getUpdates conflicts", () => {
   it("a call that returns at once does not disturb a waiting poll", async () => {
     const bot = await stack.platform.createBot();
     const waiting = getUpdates(stack.gatewayUrl, bot.token, { timeout: 30 });
-    await waitingPoll(bot.id);
+    await waitingPoll(stack.redis, bot.id);
     const quick = await getUpdates(stack.gatewayUrl, bot.token, { timeout: 0 });
     expect(quick.body).toEqual({ ok: true, result: [] });
     // Updates ready: even a call with a timeout answers at once and leaves the waiting poll alone.
@@ -67,7 +61,7 @@ describe("getUpdates conflicts", () => {
   it("setWebhook ends a waiting poll with 409 'terminated by setWebhook request'", async () => {
     const bot = await stack.platform.createBot();
     const poll = getUpdates(stack.gatewayUrl, bot.token, { timeout: 30 });
-    await waitingPoll(bot.id);
+    await waitingPoll(stack.redis, bot.id);
     const set = await botClient(stack.gatewayUrl, bot.token)("setWebhook", { url: "http://127.0.0.1:9/hook" });
     expect(set.body).toMatchObject({ ok: true, result: true });
     const res = await poll;
@@ -147,7 +141,7 @@ describe("allowed_updates", () => {
   it("a waiting poll applies its allowed_updates before it waits", async () => {
     const bot = await stack.platform.createBot();
     const poll = getUpdates(stack.gatewayUrl, bot.token, { timeout: 20, allowed_updates: ["message_reaction"] });
-    await waitingPoll(bot.id);
+    await waitingPoll(stack.redis, bot.id);
     expect(await outcome(bot.id, userMessage(9, "dropped"))).toEqual({ update_id: null, dropped: "not_allowed" });
     expect(await outcome(bot.id, reaction)).toEqual({ update_id: 1 });
     expect((await poll).body.result[0]).toHaveProperty("message_reaction");

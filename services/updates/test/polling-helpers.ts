@@ -1,4 +1,6 @@
-import { http, userMessage, type Platform, type Reply } from "@starpost/testkit";
+import type { Redis } from "ioredis";
+import { keys } from "@starpost/shared";
+import { eventually, http, userMessage, type Platform, type Reply } from "@starpost/testkit";
 
 /** getUpdates as a raw GET with every parameter in the query string, the way most clients send it. */
 export function getUpdates(baseUrl: string, token: string, params: Record<string, unknown> = {}, signal?: AbortSignal): Promise<Reply> {
@@ -28,5 +30,15 @@ export async function push(platform: Platform, botId: number, update: unknown): 
 }
 
 export { eventually, metric } from "@starpost/testkit";
+
+/** The id of the bot's waiting poll, as claimed in Redis (null when none waits). */
+export const pollOwner = (redis: Redis, botId: number) => redis.get(keys.pollOwner(botId));
+
+/** Resolves once a poll (other than `previous`) holds the bot's waiting slot. */
+export const waitingPoll = (redis: Redis, botId: number, previous: string | null = null) =>
+  eventually(async () => {
+    const owner = await pollOwner(redis, botId);
+    return owner !== null && owner !== previous;
+  });
 
 export const ids = (reply: Reply) => (reply.body.result as { update_id: number }[]).map((u) => u.update_id);

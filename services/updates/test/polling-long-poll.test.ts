@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keys } from "@starpost/shared";
 import { startStack, userMessage, type TestStack } from "@starpost/testkit";
-import { eventually, getUpdates, ids, metric, push } from "./polling-helpers.ts";
+import { eventually, getUpdates, ids, metric, pollOwner, push, waitingPoll } from "./polling-helpers.ts";
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -12,14 +12,13 @@ afterAll(async () => {
 });
 
 const waiting = () => metric(stack.updatesUrl, "starpost_polls_waiting");
-const pollOwner = (botId: number) => stack.redis.get(keys.pollOwner(botId));
 
 describe("long polling", () => {
   it("holds the request and answers as soon as an update is pushed", async () => {
     const bot = await stack.platform.createBot();
     const started = Date.now();
     const poll = getUpdates(stack.gatewayUrl, bot.token, { timeout: 20 });
-    await eventually(async () => (await pollOwner(bot.id)) !== null);
+    await waitingPoll(stack.redis, bot.id);
     expect(await waiting()).toBe(1);
     const id = await push(stack.platform, bot.id, userMessage(5, "hello"));
     const res = await poll;
@@ -28,7 +27,7 @@ describe("long polling", () => {
     expect(res.body.result[0].message.text).toBe("hello");
     expect(Date.now() - started).toBeLessThan(10_000);
     // An answered poll gives up its claim and its waiter.
-    expect(await pollOwner(bot.id)).toBeNull();
+    expect(await pollOwner(stack.redis, bot.id)).toBeNull();
     expect(await waiting()).toBe(0);
   });
 
@@ -39,7 +38,7 @@ describe("long polling", () => {
     const res = await getUpdates(stack.gatewayUrl, bot.token, { timeout: 30 });
     expect(ids(res)).toEqual([1]);
     expect(Date.now() - started).toBeLessThan(5000);
-    expect(await pollOwner(bot.id)).toBeNull();
+    expect(await pollOwner(stack.redis, bot.id)).toBeNull();
   });
 
   it("answers an empty list when the timeout passes", async () => {
@@ -48,14 +47,14 @@ describe("long polling", () => {
     const res = await getUpdates(stack.gatewayUrl, bot.token, { timeout: 1 });
     expect(res.body).toEqual({ ok: true, result: [] });
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
-    expect(await pollOwner(bot.id)).toBeNull();
+    expect(await pollOwner(stack.redis, bot.id)).toBeNull();
   });
 
   it("a waiting poll keeps its offset: it confirms below it and returns from it", async () => {
     const bot = await stack.platform.createBot();
     await push(stack.platform, bot.id, userMessage(5, "one"));
     const poll = getUpdates(stack.gatewayUrl, bot.token, { offset: 2, timeout: 20 });
-    await eventually(async () => (await pollOwner(bot.id)) !== null);
+    await waitingPoll(stack.redis, bot.id);
     expect(await stack.redis.xlen(keys.updateLog(bot.id))).toBe(0);
     await push(stack.platform, bot.id, userMessage(5, "two"));
     expect(ids(await poll)).toEqual([2]);
@@ -64,7 +63,7 @@ describe("long polling", () => {
   it("an update the bot does not allow does not answer a waiting poll", async () => {
     const bot = await stack.platform.createBot();
     const poll = getUpdates(stack.gatewayUrl, bot.token, { timeout: 2 });
-    await eventually(async () => (await pollOwner(bot.id)) !== null);
+    await waitingPoll(stack.redis, bot.id);
     const reaction = { message_reaction: { chat: { id: 5, type: "private" }, message_id: 1, date: 1, old_reaction: [], new_reaction: [] } };
     const res = await stack.platform.pushUpdate(bot.id, reaction);
     expect(res.body.result).toEqual({ update_id: null, dropped: "not_allowed" });
@@ -75,11 +74,11 @@ describe("long polling", () => {
     const bot = await stack.platform.createBot();
     const controller = new AbortController();
     const poll = getUpdates(stack.gatewayUrl, bot.token, { timeout: 40 }, controller.signal).catch((e: Error) => e);
-    await eventually(async () => (await pollOwner(bot.id)) !== null);
+    await waitingPoll(stack.redis, bot.id);
     expect(await waiting()).toBe(1);
     controller.abort();
     expect(await poll).toBeInstanceOf(Error);
-    await eventually(async () => (await waiting()) === 0 && (await pollOwner(bot.id)) === null);
+    await eventually(async () => (await waiting()) === 0 && (await pollOwner(stack.redis, bot.id)) === null);
     // The update pushed after the client left waits for the next call.
     const id = await push(stack.platform, bot.id, userMessage(5, "kept"));
     const next = await getUpdates(stack.gatewayUrl, bot.token, { timeout: 5 });
@@ -90,7 +89,7 @@ describe("long polling", () => {
   it("updates pushed together are answered together", async () => {
     const bot = await stack.platform.createBot();
     const poll = getUpdates(stack.gatewayUrl, bot.token, { timeout: 20 });
-    await eventually(async () => (await pollOwner(bot.id)) !== null);
+    await waitingPoll(stack.redis, bot.id);
     await Promise.all([1, 2, 3].map((i) => push(stack.platform, bot.id, userMessage(5, `burst ${i}`))));
     const first = ids(await poll);
     expect(first.length).toBeGreaterThanOrEqual(1);

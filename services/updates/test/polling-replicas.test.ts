@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Errors, keys } from "@starpost/shared";
+import { Errors } from "@starpost/shared";
 import { startStack, userMessage, type TestStack } from "@starpost/testkit";
-import { eventually, getUpdates, ids, metric, push } from "./polling-helpers.ts";
+import { getUpdates, ids, metric, pollOwner, push, waitingPoll } from "./polling-helpers.ts";
 
 // Two replicas (gateway + updates + invoices each) on one Redis: a bot's polls may reach either.
 let a: TestStack;
@@ -15,24 +15,18 @@ afterAll(async () => {
   await a?.close();
 });
 
-const owner = (botId: number) => a.redis.get(keys.pollOwner(botId));
-const claimedBy = async (botId: number, previous: string | null = null) =>
-  eventually(async () => {
-    const o = await owner(botId);
-    return o !== null && o !== previous;
-  });
 
 describe("long polling across two updates processes", () => {
   it("a poll through B ends the one waiting through A with 409, then B gets the update pushed through A", async () => {
     const bot = await a.platform.createBot();
     const onA = getUpdates(a.gatewayUrl, bot.token, { timeout: 30 });
-    await claimedBy(bot.id);
-    const first = await owner(bot.id);
+    await waitingPoll(a.redis, bot.id);
+    const first = await pollOwner(a.redis, bot.id);
     const onB = getUpdates(b.gatewayUrl, bot.token, { timeout: 30 });
     const ended = await onA;
     expect(ended.status).toBe(409);
     expect(ended.body).toEqual(Errors.conflictOtherGetUpdates().toJSON());
-    await claimedBy(bot.id, first);
+    await waitingPoll(a.redis, bot.id, first);
     expect(await metric(b.updatesUrl, "starpost_polls_waiting")).toBe(1);
     expect(await metric(a.updatesUrl, "starpost_polls_waiting")).toBe(0);
     const id = await push(a.platform, bot.id, userMessage(3, "via A"));
@@ -42,11 +36,11 @@ describe("long polling across two updates processes", () => {
   it("and the other way round: B waiting, A takes over, an update pushed through B wakes A", async () => {
     const bot = await a.platform.createBot();
     const onB = getUpdates(b.gatewayUrl, bot.token, { timeout: 30 });
-    await claimedBy(bot.id);
-    const first = await owner(bot.id);
+    await waitingPoll(a.redis, bot.id);
+    const first = await pollOwner(a.redis, bot.id);
     const onA = getUpdates(a.gatewayUrl, bot.token, { timeout: 30 });
     expect((await onB).status).toBe(409);
-    await claimedBy(bot.id, first);
+    await waitingPoll(a.redis, bot.id, first);
     const id = await push(b.platform, bot.id, userMessage(3, "via B"));
     expect(ids(await onA)).toEqual([id]);
   });
@@ -54,7 +48,7 @@ describe("long polling across two updates processes", () => {
   it("setWebhook through one replica ends the poll waiting on the other", async () => {
     const bot = await a.platform.createBot();
     const onB = getUpdates(b.gatewayUrl, bot.token, { timeout: 30 });
-    await claimedBy(bot.id);
+    await waitingPoll(a.redis, bot.id);
     const res = await fetch(`${a.gatewayUrl}/bot${bot.token}/setWebhook`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -69,7 +63,7 @@ describe("long polling across two updates processes", () => {
   it("a quick call through one replica leaves the poll waiting on the other alone", async () => {
     const bot = await a.platform.createBot();
     const onA = getUpdates(a.gatewayUrl, bot.token, { timeout: 30 });
-    await claimedBy(bot.id);
+    await waitingPoll(a.redis, bot.id);
     expect((await getUpdates(b.gatewayUrl, bot.token, { timeout: 0 })).body).toEqual({ ok: true, result: [] });
     const id = await push(b.platform, bot.id, userMessage(3, "still A's"));
     expect(ids(await onA)).toEqual([id]);
@@ -82,8 +76,8 @@ describe("long polling across two updates processes", () => {
     let previous: string | null = null;
     for (let i = 0; i < 10; i++) {
       polls.push(getUpdates(stacks[i % 2]!.gatewayUrl, bot.token, { timeout: 30 }));
-      await claimedBy(bot.id, previous);
-      previous = await owner(bot.id);
+      await waitingPoll(a.redis, bot.id, previous);
+      previous = await pollOwner(a.redis, bot.id);
     }
     const id = await push(a.platform, bot.id, userMessage(3, "last"));
     const answers = await Promise.all(polls);
