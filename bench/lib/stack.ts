@@ -4,43 +4,19 @@
  * fsync always, as durable as starpost can be run. BENCH_AOF=no turns the file off to show what
  * durability costs.
  */
-import { Platform, startProcessStack, startRedis, type ProcessStack, type RedisServer } from "@starpost/testkit";
+import { startLocalStack, type LocalStack } from "@starpost/testkit";
 
 export const PLATFORM_TOKEN = "bench-platform-token-0123456789";
 
-export interface BenchStack {
-  redis: RedisServer;
-  stack: ProcessStack;
-  gatewayUrl: string;
-  platform: Platform;
-  /** the process id of a service's first process. */
-  pid(service: string): number;
-  stop(): Promise<void>;
-}
+export type BenchStack = LocalStack;
 
-export async function startBenchStack(opts: { workers?: number; env?: Record<string, string> } = {}): Promise<BenchStack> {
-  const redis = await startRedis({ appendonly: process.env.BENCH_AOF !== "no" });
-  try {
-    const stack = await startProcessStack({
-      redisUrl: redis.url,
-      workers: opts.workers ?? 0,
-      env: { PLATFORM_TOKEN, LOG_LEVEL: "warn", ...opts.env },
-    });
-    return {
-      redis,
-      stack,
-      gatewayUrl: stack.gatewayUrl,
-      platform: new Platform(stack.gatewayUrl, PLATFORM_TOKEN),
-      pid: (service) => stack.processes.find((p) => p.service === service)!.child.pid!,
-      async stop() {
-        await stack.stop();
-        await redis.stop();
-      },
-    };
-  } catch (err) {
-    await redis.stop();
-    throw err;
-  }
+export function startBenchStack(opts: { workers?: number; env?: Record<string, string> } = {}): Promise<BenchStack> {
+  return startLocalStack({
+    appendonly: process.env.BENCH_AOF !== "no",
+    platformToken: PLATFORM_TOKEN,
+    workers: opts.workers ?? 0,
+    env: { LOG_LEVEL: "warn", ...opts.env },
+  });
 }
 
 /** Whether the Redis under test writes an append-only file, for the figures' names. */

@@ -1,29 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botClient, http, Platform, startProcessStack, startRedis, userMessage, type ProcessStack, type RedisServer } from "@starpost/testkit";
+import { botClient, http, startLocalStack, userMessage, type LocalStack } from "@starpost/testkit";
 
 const PLATFORM_TOKEN = "log-hygiene-platform-token-0123456789";
 const INTERNAL_TOKEN = "log-hygiene-internal-token-0123456789";
 const lines: string[] = [];
-let redis: RedisServer;
-let stack: ProcessStack;
+let local: LocalStack;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  stack = await startProcessStack({
-    redisUrl: redis.url,
+  local = await startLocalStack({
+    platformToken: PLATFORM_TOKEN,
     workers: 1,
-    env: { PLATFORM_TOKEN, INTERNAL_TOKEN, LOG_LEVEL: "debug", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" },
+    env: { INTERNAL_TOKEN, LOG_LEVEL: "debug" },
     onLine: (_name, line) => lines.push(line),
   });
 });
-afterAll(async () => {
-  await stack?.stop();
-  await redis?.stop();
-});
+afterAll(() => local?.stop());
 
 describe("logs", () => {
   it("never contain a bot token, a webhook secret or the platform and internal tokens", async () => {
-    const platform = new Platform(stack.gatewayUrl, PLATFORM_TOKEN);
+    const { stack, platform } = local;
     const secrets = [PLATFORM_TOKEN, INTERNAL_TOKEN];
     for (let i = 0; i < 5; i++) {
       const bot = await platform.createBot();

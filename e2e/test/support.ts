@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { botClient, eventually, metric, Platform, startProcessStack, startRedis, userMessage, type ProcessStack, type RedisServer } from "@starpost/testkit";
+import { botClient, eventually, metric, startLocalStack, userMessage, type Platform, type ProcessStack } from "@starpost/testkit";
 
 /**
  * What every end-to-end file shares: the docker-compose.yml topology started as local OS processes
@@ -21,45 +21,27 @@ export interface E2E {
 }
 
 export async function startE2E(): Promise<E2E> {
-  const platformToken = `e2e-platform-${randomBytes(12).toString("hex")}`;
-  const redis: RedisServer = await startRedis();
   const verbose = process.env.TEST_LOG_LEVEL === "debug";
   const errorLines: string[] = [];
-  let stack: ProcessStack;
-  try {
-    stack = await startProcessStack({
-      redisUrl: redis.url,
-      env: {
-        PLATFORM_TOKEN: platformToken,
-        INTERNAL_TOKEN: `e2e-internal-${randomBytes(12).toString("hex")}`,
-        LOG_LEVEL: verbose ? "debug" : "warn",
-        // The libraries' webhook receivers listen on 127.0.0.1.
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-      },
-      onLine: (name, line) => {
-        const error = /"level":(50|60)/.test(line);
-        if (error) errorLines.push(`[${name}] ${line}`);
-        if (verbose || error) console.log(`[${name}] ${line}`);
-      },
-    });
-  } catch (err) {
-    await redis.stop();
-    throw err;
-  }
+  const local = await startLocalStack({
+    env: { INTERNAL_TOKEN: `e2e-internal-${randomBytes(12).toString("hex")}`, LOG_LEVEL: verbose ? "debug" : "warn" },
+    onLine: (name, line) => {
+      const error = /"level":(50|60)/.test(line);
+      if (error) errorLines.push(`[${name}] ${line}`);
+      if (verbose || error) console.log(`[${name}] ${line}`);
+    },
+  });
   return {
-    stack,
-    platform: new Platform(stack.gatewayUrl, platformToken),
-    apiRoot: stack.gatewayUrl,
+    stack: local.stack,
+    platform: local.platform,
+    apiRoot: local.gatewayUrl,
     errorLines,
     async call(token, method, params = {}) {
-      const res = await botClient(stack.gatewayUrl, token)(method, params);
+      const res = await botClient(local.gatewayUrl, token)(method, params);
       if (!res.body?.ok) throw new Error(`${method} failed: ${JSON.stringify(res.body)}`);
       return res.body.result;
     },
-    async close() {
-      await stack.stop();
-      await redis.stop();
-    },
+    close: () => local.stop(),
   };
 }
 

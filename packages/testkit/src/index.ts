@@ -6,3 +6,4 @@ export * from "./compose-stack.ts";
 export * from "./webhook-receiver.ts";
 export * from "./wait.ts";
 export * from "./child-processes.ts";
+export * from "./local-stack.ts";

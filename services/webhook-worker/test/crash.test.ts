@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botClient, Platform, startProcessStack, startReceiver, startRedis, stopProcess, userMessage, type ProcessStack, type Receiver, type RedisServer } from "@starpost/testkit";
+import { botClient, metric, startLocalStack, startReceiver, stopProcess, userMessage, type LocalStack, type Receiver } from "@starpost/testkit";
 
 /**
  * The delivery pool's crash guarantee with real OS processes: two workers, 10,000 updates over
@@ -7,39 +7,31 @@ import { botClient, Platform, startProcessStack, startReceiver, startRedis, stop
  * recovered by BullMQ's stalled-job check on the other worker (lock 3 s, check every 1 s).
  */
 
-const PLATFORM_TOKEN = "crash-test-platform-token-0123456789";
 const BOTS = 4;
 const CHATS_PER_BOT = 25;
 const PER_BOT = 2500;
 
-let redis: RedisServer;
-let stack: ProcessStack;
+let local: LocalStack;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  stack = await startProcessStack({
-    redisUrl: redis.url,
+  local = await startLocalStack({
     workers: 2,
-    env: { PLATFORM_TOKEN, LOG_LEVEL: "warn", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" },
+    env: { LOG_LEVEL: "warn" },
     extraEnv: { WORKER_LOCK_MS: "3000", WORKER_STALLED_INTERVAL_MS: "1000", WEBHOOK_RECONCILE_MS: "1000", WEBHOOK_BACKOFF_SCALE: "0.01" },
   });
   receiver = await startReceiver();
 }, 90_000);
 afterAll(async () => {
-  await stack?.stop();
+  await local?.stop();
   await receiver?.close();
-  await redis?.stop();
 });
 
-async function deliveredBy(port: number): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  return Number(/starpost_webhook_deliveries_total\{result="ok"\} (\d+)/.exec(text)?.[1] ?? 0);
-}
+const deliveredBy = (port: number) => metric(`http://127.0.0.1:${port}`, "starpost_webhook_deliveries_total", 'result="ok"');
 
 describe("kill -9 of a webhook worker mid-run", () => {
   it("loses nothing, keeps each chat's order, and repeats only what was in flight", async () => {
-    const platform = new Platform(stack.gatewayUrl, PLATFORM_TOKEN);
+    const { stack, platform } = local;
     const bots = await Promise.all(Array.from({ length: BOTS }, () => platform.createBot()));
     const secretOf = new Map<string, number>();
     for (const [i, bot] of bots.entries()) {

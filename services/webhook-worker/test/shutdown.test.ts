@@ -1,33 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botClient, Platform, startProcessStack, startReceiver, startRedis, userMessage, type ProcessStack, type Receiver, type RedisServer } from "@starpost/testkit";
+import { botClient, startLocalStack, startReceiver, userMessage, type LocalStack, type Receiver } from "@starpost/testkit";
 import { eventually, sleep } from "./worker-harness.ts";
 
 /** SIGTERM: a worker answers its in-flight request's outcome, confirms it, and hands the rest over. */
 
-const PLATFORM_TOKEN = "shutdown-test-platform-token-0123456789";
-let redis: RedisServer;
-let stack: ProcessStack;
+let local: LocalStack;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  redis = await startRedis();
-  stack = await startProcessStack({
-    redisUrl: redis.url,
-    workers: 1,
-    env: { PLATFORM_TOKEN, LOG_LEVEL: "warn", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" },
-    extraEnv: { WEBHOOK_RECONCILE_MS: "500" },
-  });
+  local = await startLocalStack({ workers: 1, env: { LOG_LEVEL: "warn" }, extraEnv: { WEBHOOK_RECONCILE_MS: "500" } });
   receiver = await startReceiver({ answer: () => ({ delayMs: 1500 }) });
 }, 60_000);
 afterAll(async () => {
-  await stack?.stop();
+  await local?.stop();
   await receiver?.close();
-  await redis?.stop();
 });
 
 describe("SIGTERM of a webhook worker", () => {
   it("finishes the request in flight, confirms it, and leaves the rest to the next worker", async () => {
-    const platform = new Platform(stack.gatewayUrl, PLATFORM_TOKEN);
+    const { stack, platform } = local;
     const bot = await platform.createBot();
     const api = botClient(stack.gatewayUrl, bot.token);
     await api("setWebhook", { url: receiver.url, max_connections: 1 });
