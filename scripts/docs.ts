@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Errors, METHODS } from "@starpost/shared";
+import { Errors, METHODS, type MethodSpec } from "@starpost/shared";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 export const ERRORS_DOC = `${root}docs/errors.md`;
@@ -40,7 +40,10 @@ export function renderErrorsDoc(): string {
 }
 
 export function renderMethodsDoc(): string {
-  const rows = Object.entries(METHODS).map(([name, m]) => `| \`${name}\` | ${m.service} | ${m.summary} |`);
+  const rows = Object.entries(METHODS).map(([name, m]: [string, MethodSpec]) => {
+    const notes = [m.longPoll && "long poll", m.webhookReply === false && "not run from webhook answers"].filter(Boolean).join("; ");
+    return `| \`${name}\` | ${m.service} | ${m.summary} | ${notes} |`;
+  });
   return [
     "# Methods",
     "",
@@ -50,8 +53,8 @@ export function renderMethodsDoc(): string {
     "rows and forwards the others to the owning service, which validates the parameters with the",
     "method's zod schema (`packages/shared/src/params/`). Any other method: 404 `Not Found: method not found`.",
     "",
-    "| method | service | what it does |",
-    "|---|---|---|",
+    "| method | service | what it does | notes |",
+    "|---|---|---|---|",
     ...rows,
     "",
   ].join("\n");

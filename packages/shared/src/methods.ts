@@ -20,6 +20,10 @@ export interface MethodSpec {
   params: z.ZodType;
   /** one line for docs/methods.md. */
   summary: string;
+  /** holds the request open (a long poll): the gateway answers it with an empty result when it shuts down. */
+  longPoll?: true;
+  /** false: a webhook answer may not run it (the official server refuses get*, setWebhook, deleteWebhook, close, logOut there). */
+  webhookReply?: false;
 }
 
 /**
@@ -28,22 +32,22 @@ export interface MethodSpec {
  * plus one handler in the owning service.
  */
 export const METHODS = {
-  getMe: { service: "gateway", params: GetMeParams, summary: "the bot's User: id, is_bot, first_name, username and the getMe-only flags" },
-  logOut: { service: "gateway", params: LogOutParams, summary: "true; starpost is the bot's only server, so there is nothing to log out of" },
-  close: { service: "gateway", params: CloseParams, summary: "true; nothing to release" },
+  getMe: { service: "gateway", params: GetMeParams, summary: "the bot's User: id, is_bot, first_name, username and the getMe-only flags", webhookReply: false },
+  logOut: { service: "gateway", params: LogOutParams, summary: "true; starpost is the bot's only server, so there is nothing to log out of", webhookReply: false },
+  close: { service: "gateway", params: CloseParams, summary: "true; nothing to release", webhookReply: false },
 
-  getUpdates: { service: "updates", params: GetUpdatesParams, summary: "long polling: offset confirms, limit 1..100, timeout 0..50 s, allowed_updates remembered; 409 on conflicts (docs/polling.md)" },
-  setWebhook: { service: "updates", params: SetWebhookParams, summary: "http or https on any port, secret_token, max_connections 1..100, allowed_updates, drop_pending_updates, ip_address; SSRF guard (docs/webhooks.md)" },
-  deleteWebhook: { service: "updates", params: DeleteWebhookParams, summary: "removes the webhook so getUpdates works again; drop_pending_updates" },
-  getWebhookInfo: { service: "updates", params: GetWebhookInfoParams, summary: "url, pending_update_count, last error, max_connections, ip_address, allowed_updates" },
+  getUpdates: { service: "updates", params: GetUpdatesParams, summary: "long polling: offset confirms, limit 1..100, timeout 0..50 s, allowed_updates remembered; 409 on conflicts (docs/polling.md)", longPoll: true, webhookReply: false },
+  setWebhook: { service: "updates", params: SetWebhookParams, summary: "http or https on any port, secret_token, max_connections 1..100, allowed_updates, drop_pending_updates, ip_address; SSRF guard (docs/webhooks.md)", webhookReply: false },
+  deleteWebhook: { service: "updates", params: DeleteWebhookParams, summary: "removes the webhook so getUpdates works again; drop_pending_updates", webhookReply: false },
+  getWebhookInfo: { service: "updates", params: GetWebhookInfoParams, summary: "url, pending_update_count, last error, max_connections, ip_address, allowed_updates", webhookReply: false },
   answerCallbackQuery: { service: "updates", params: AnswerCallbackQueryParams, summary: "true for a callback_query_id; lets bots (and webhook replies) acknowledge button presses" },
 
   sendInvoice: { service: "invoices", params: SendInvoiceParams, summary: "an invoice in XTR to a private chat or channel; the Message (docs/invoices.md)" },
   createInvoiceLink: { service: "invoices", params: CreateInvoiceLinkParams, summary: "the same product checks; a link string (subscription_period only 2592000)" },
   answerPreCheckoutQuery: { service: "invoices", params: AnswerPreCheckoutQueryParams, summary: "approve (credits the ledger, appends successful_payment) or decline, once, within 10 s" },
   refundStarPayment: { service: "invoices", params: RefundStarPaymentParams, summary: "refunds a charge once; appends refunded_payment" },
-  getStarTransactions: { service: "invoices", params: GetStarTransactionsParams, summary: "the Star ledger, oldest first, offset and limit 1..100" },
-  getMyStarBalance: { service: "invoices", params: GetMyStarBalanceParams, summary: "the bot's Star balance" },
+  getStarTransactions: { service: "invoices", params: GetStarTransactionsParams, summary: "the Star ledger, oldest first, offset and limit 1..100", webhookReply: false },
+  getMyStarBalance: { service: "invoices", params: GetMyStarBalanceParams, summary: "the bot's Star balance", webhookReply: false },
 } as const satisfies Record<string, MethodSpec>;
 
 export type MethodName = keyof typeof METHODS;

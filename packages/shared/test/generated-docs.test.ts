@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { Errors } from "@starpost/shared";
+import { Errors, METHODS, type MethodSpec } from "@starpost/shared";
 import { ERRORS_DOC, METHODS_DOC, renderErrorsDoc, renderMethodsDoc } from "../../../scripts/docs.ts";
 
 describe("the error registry", () => {
@@ -31,6 +31,12 @@ describe("the error registry", () => {
 });
 
 describe("the method table", () => {
+  it("keeps the reference's rule: a webhook answer never runs get*, setWebhook, deleteWebhook, close, logOut", () => {
+    const refused = Object.entries(METHODS).filter(([, m]: [string, MethodSpec]) => m.webhookReply === false).map(([name]) => name);
+    const expected = Object.keys(METHODS).filter((name) => name.startsWith("get") || ["setWebhook", "deleteWebhook", "close", "logOut"].includes(name));
+    expect(refused.sort()).toEqual(expected.sort());
+  });
+
   it("is documented: docs/methods.md is generated from it and up to date", () => {
     expect(readFileSync(METHODS_DOC, "utf8")).toBe(renderMethodsDoc());
   });

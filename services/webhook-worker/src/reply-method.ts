@@ -1,8 +1,5 @@
-import { findMethod, METHODS, type Logger, type ServiceClient } from "@starpost/shared";
+import { findMethod, METHODS, type Logger, type MethodSpec, type ServiceClient } from "@starpost/shared";
 import type { WorkerMetrics } from "./metrics.ts";
-
-/** Methods a webhook answer may not run, as in the official server (besides every get*). */
-const REFUSED = new Set(["setwebhook", "deletewebhook", "close", "logout"]);
 
 /**
  * A 2xx webhook answer carrying `{"method": ..., ...params}` runs that method for the bot in its
@@ -12,12 +9,12 @@ export function replyMethodRunner(services: ServiceClient, logger: Logger, metri
   const running = new Set<Promise<unknown>>();
   return {
     run(botId: string, reply: Record<string, unknown>) {
-      const name = String(reply.method);
-      const lower = name.toLowerCase();
-      if (lower.startsWith("get") || REFUSED.has(lower)) return metrics.replies.inc({ result: "refused" });
-      const method = findMethod(name);
-      const service = method && METHODS[method].service;
-      if (!method || !service || service === "gateway") return metrics.replies.inc({ result: "unknown" });
+      const method = findMethod(String(reply.method));
+      if (!method) return metrics.replies.inc({ result: "unknown" });
+      const spec: MethodSpec = METHODS[method];
+      // The method table says which methods a webhook answer may not run (get*, setWebhook, ...).
+      if (spec.webhookReply === false || spec.service === "gateway") return metrics.replies.inc({ result: "refused" });
+      const service = spec.service;
       const { method: _method, ...params } = reply;
       const p = services.call(service, method, botId, params).then(
         (res) => metrics.replies.inc({ result: res.status === 200 ? "ok" : "error" }),

@@ -13,6 +13,7 @@ import {
   success,
   type BotRecord,
   type MethodName,
+  type MethodSpec,
   type MethodOutcome,
   type ServiceClient,
 } from "@starpost/shared";
@@ -71,7 +72,7 @@ export function registerBotApi(app: FastifyInstance, { redis, services }: BotApi
       if (!parsed.ok) return sendError(reply, parsed.error);
       return sendOutcome(reply, own[method]!(auth.bot));
     }
-    const longPoll = method === "getUpdates";
+    const longPoll = (spec as MethodSpec).longPoll === true;
     const signal = longPoll ? AbortSignal.any([abortOnClose(reply), closing.signal]) : abortOnClose(reply);
     let answer;
     try {
