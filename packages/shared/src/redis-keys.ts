@@ -29,8 +29,8 @@ export const keys = {
   allowedUpdates: (botId: string | number) => `${PREFIX}:allowed:${tag(botId)}`,
 
   /**
-   * Hash: url, secret_token, max_connections, ip_address (as given), resolved_ip, has_certificate,
-   * generation (changes on every set); absent when no webhook.
+   * Hash: url, secret_token, max_connections, ip_address (as given), resolved_ip, generation
+   * (changes on every set); absent when no webhook.
    */
   webhook: (botId: string | number) => `${PREFIX}:webhook:${tag(botId)}`,
   /**

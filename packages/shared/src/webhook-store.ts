@@ -13,7 +13,6 @@ export interface WebhookConfig {
   ipAddress: string;
   /** the address the URL's host resolved to at setWebhook ("" when unknown). */
   resolvedIp: string;
-  hasCertificate: boolean;
   /** changes on every successful setWebhook: a running drain notices it and restarts. */
   generation: string;
 }
@@ -29,7 +28,6 @@ export async function loadWebhook(redis: Redis, botId: string): Promise<WebhookC
     maxConnections: Number(h.max_connections ?? DEFAULT_MAX_CONNECTIONS),
     ipAddress: h.ip_address ?? "",
     resolvedIp: h.resolved_ip ?? "",
-    hasCertificate: h.has_certificate === "1",
     generation: h.generation ?? "",
   };
 }
@@ -41,7 +39,6 @@ export function webhookFields(c: WebhookConfig): Record<string, string> {
     max_connections: String(c.maxConnections),
     ip_address: c.ipAddress,
     resolved_ip: c.resolvedIp,
-    has_certificate: c.hasCertificate ? "1" : "0",
     generation: c.generation,
   };
 }

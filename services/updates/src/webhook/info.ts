@@ -17,7 +17,8 @@ export async function getWebhookInfo(deps: WebhookDeps, botId: string): Promise<
   ]);
   const info: Record<string, unknown> = {
     url: config?.url ?? "",
-    has_custom_certificate: config?.hasCertificate ?? false,
+    // An uploaded certificate is accepted and ignored (the spec: checked against the system store).
+    has_custom_certificate: false,
     pending_update_count: pending,
   };
   if (lastError) {

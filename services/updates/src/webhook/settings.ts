@@ -47,7 +47,6 @@ export async function setWebhook(deps: WebhookDeps, botId: string, p: ParamsOf<"
     current.secretToken === p.secret_token &&
     current.maxConnections === p.max_connections &&
     current.ipAddress === p.ip_address &&
-    !current.hasCertificate &&
     !p.has_certificate &&
     !p.drop_pending_updates;
   if (unchanged) {
@@ -69,8 +68,6 @@ export async function setWebhook(deps: WebhookDeps, botId: string, p: ParamsOf<"
     maxConnections: p.max_connections,
     ipAddress: p.ip_address,
     resolvedIp: resolved.outcome === "ok" ? resolved.ip : "",
-    // The certificate is accepted and ignored: has_custom_certificate stays false.
-    hasCertificate: false,
     generation: `${Date.now()}-${randomBytes(4).toString("hex")}`,
   };
   if (p.drop_pending_updates) await dropPending(redis, botId);
