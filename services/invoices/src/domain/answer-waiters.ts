@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { listen } from "@starpost/shared";
 
 /**
  * Payments waiting for their pre-checkout answer, woken through one pub/sub subscription per
@@ -8,9 +9,7 @@ import type { Redis } from "ioredis";
  */
 export class AnswerWaiters {
   private readonly waiting = new Map<string, () => void>();
-  private readonly onMessage = (channel: string, message: string) => {
-    if (channel === this.channel) this.waiting.get(message)?.();
-  };
+  private unlisten: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly subscriber: Redis,
@@ -18,8 +17,7 @@ export class AnswerWaiters {
   ) {}
 
   async start(): Promise<void> {
-    this.subscriber.on("message", this.onMessage);
-    await this.subscriber.subscribe(this.channel);
+    this.unlisten = await listen(this.subscriber, this.channel, (key) => this.wakeLocal(key));
   }
 
   get size(): number {
@@ -55,7 +53,6 @@ export class AnswerWaiters {
 
   async close(): Promise<void> {
     for (const wake of [...this.waiting.values()]) wake();
-    this.subscriber.off("message", this.onMessage);
-    await this.subscriber.unsubscribe(this.channel).catch(() => undefined);
+    await this.unlisten?.();
   }
 }

@@ -3,6 +3,7 @@ import type { Redis } from "ioredis";
 import {
   Errors,
   keys,
+  listen,
   pollUpdates,
   RawJson,
   releasePoll,
@@ -65,11 +66,10 @@ export class PollHub implements PollTerminator {
   private readonly replicaId = randomBytes(6).toString("base64url");
   private nextPoll = 0;
   private waiting = 0;
-  private subscribed = false;
-  private readonly onMessage = (_channel: string, message: string) => this.route(message);
+  private unlisten: (() => Promise<void>) | undefined;
   private readonly onReady = () => {
     // Messages published while the subscriber was reconnecting are lost: every waiter looks again.
-    if (this.subscribed) for (const botId of this.byBot.keys()) this.wake(botId);
+    if (this.unlisten) for (const botId of this.byBot.keys()) this.wake(botId);
   };
 
   constructor(deps: PollingDeps) {
@@ -80,16 +80,14 @@ export class PollHub implements PollTerminator {
   }
 
   async start(): Promise<void> {
-    this.subscriber.on("message", this.onMessage);
     this.subscriber.on("ready", this.onReady);
-    await this.subscriber.subscribe(keys.wakeChannel());
-    this.subscribed = true;
+    this.unlisten = await listen(this.subscriber, keys.wakeChannel(), (message) => this.route(message));
   }
 
   /** Answers every waiting poll (nothing is confirmed, so nothing is lost) and stops listening. */
   async close(): Promise<void> {
-    this.subscriber.off("message", this.onMessage);
     this.subscriber.off("ready", this.onReady);
+    await this.unlisten?.();
     const all = [...this.byBot.values()].flatMap((set) => [...set]);
     for (const w of all) this.finish(w, updatesResult([]), "shutdown");
     await Promise.all(all.map((w) => releasePoll(this.redis, w.botId, w.id).catch(() => undefined)));
