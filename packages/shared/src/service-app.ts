@@ -29,8 +29,8 @@ export function sendOutcome(reply: FastifyReply, outcome: MethodOutcome) {
   return reply.code(200).send(okEnvelope(outcome.result, outcome.description));
 }
 
-function tokenMatches(given: unknown, expected: string): boolean {
-  if (expected === "") return true;
+/** Compares a presented secret with the expected one in constant time. */
+export function secretMatches(given: unknown, expected: string): boolean {
   if (typeof given !== "string") return false;
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -40,7 +40,7 @@ function tokenMatches(given: unknown, expected: string): boolean {
 /** Internal routes are only for the gateway and workers; INTERNAL_TOKEN guards them when set. */
 export function guardInternal(app: FastifyInstance, internalToken: string) {
   app.addHook("onRequest", async (req, reply) => {
-    if (req.url.startsWith("/internal/") && !tokenMatches(req.headers[INTERNAL_TOKEN_HEADER], internalToken)) {
+    if (req.url.startsWith("/internal/") && internalToken !== "" && !secretMatches(req.headers[INTERNAL_TOKEN_HEADER], internalToken)) {
       return sendError(reply, Errors.unauthorized());
     }
   });

@@ -1,6 +1,5 @@
-import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { abortOnClose, Errors, sendError, type ServiceClient } from "@starpost/shared";
+import { abortOnClose, Errors, secretMatches, sendError, type ServiceClient } from "@starpost/shared";
 
 /**
  * The platform API (`/platform/v1/*`, bearer PLATFORM_TOKEN): the gateway checks the token and
@@ -15,12 +14,7 @@ const ROUTES: { method: "POST" | "PUT"; url: string; service: "updates" | "invoi
 ];
 
 export function registerPlatformApi(app: FastifyInstance, deps: { services: ServiceClient; platformToken: string }) {
-  const expected = Buffer.from(`Bearer ${deps.platformToken}`);
-  const authorized = (header: string | undefined) => {
-    if (!header) return false;
-    const given = Buffer.from(header);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  };
+  const authorized = (header: string | undefined) => secretMatches(header, `Bearer ${deps.platformToken}`);
 
   for (const route of ROUTES) {
     app.route({
