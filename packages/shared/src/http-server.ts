@@ -1,7 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { BotApiError, Errors } from "./errors.ts";
 import { requestSerializers, type Logger } from "./logger.ts";
+import { sendError } from "./service-app.ts";
 
 /**
  * Creates a service's fastify instance with starpost's common settings: the shared pino logger
@@ -26,7 +28,24 @@ export function createHttpServer(logger: Logger, options: FastifyServerOptions =
     ...options,
   }) as unknown as FastifyInstance;
   closeUnusedSocketsOnClose(app);
+  // Every answer is the Bot API envelope: framework errors (bad JSON, bodies too large, unknown
+  // routes) too, since the gateway passes a service's answer to the bot unchanged.
+  app.setNotFoundHandler((_req, reply) => sendError(reply, Errors.notFound()));
+  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
+    const error = errorFor(err);
+    if (error.error_code >= 500) req.log.error({ err: { message: err.message, stack: err.stack } }, "request failed");
+    return sendError(reply, error);
+  });
   return app;
+}
+
+/** The Bot API error for a thrown one: registry errors as they are, framework 4xx as bad requests, the rest internal. */
+export function errorFor(err: Error & { statusCode?: number }): BotApiError {
+  if (err instanceof BotApiError) return err;
+  const status = err.statusCode ?? 500;
+  if (status === 413) return Errors.tooLarge();
+  if (status >= 400 && status < 500) return Errors.badRequestBody();
+  return Errors.internal();
 }
 
 /**

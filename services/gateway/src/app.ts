@@ -6,6 +6,7 @@ import {
   registerOps,
   Registry,
   createHttpServer,
+  errorFor,
   sendError,
   type Logger,
   type ServiceClient,
@@ -38,12 +39,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerPlatformApi(app, { services: deps.services, platformToken: deps.platformToken });
   registerBotApi(app, { redis: deps.redis, services: deps.services });
 
-  app.setNotFoundHandler((_req, reply) => sendError(reply, Errors.notFound()));
-  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
-    if (err instanceof BotApiError) return sendError(reply, err);
-    const status = err.statusCode ?? 500;
-    if (status === 413) return sendError(reply, Errors.tooLarge());
-    if (status >= 400 && status < 500) return sendError(reply, Errors.badRequestBody());
+  // Beyond the common envelope handler (createHttpServer): what can go wrong forwarding a call.
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    if (err instanceof BotApiError || (err.statusCode ?? 500) < 500) return sendError(reply, errorFor(err));
     // The caller left first (every client library aborts its held getUpdates on stop): the
     // aborted forward is expected, not a failure, and there is nobody left to answer.
     if (err.name === "AbortError" && req.raw.socket?.destroyed) {
@@ -51,7 +49,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       return reply.hijack();
     }
     req.log.error({ err: { message: err.message, stack: err.stack } }, "request failed");
-    return sendError(reply, status === 502 || isConnectError(err) ? Errors.serviceUnavailable() : Errors.internal());
+    return sendError(reply, isConnectError(err) ? Errors.serviceUnavailable() : Errors.internal());
   });
   return app;
 }

@@ -128,3 +128,24 @@ describe("an empty Content-Type header", () => {
     for (const body of ["", "x=1"]) expect(JSON.parse(await raw(body))).toMatchObject({ ok: true, result: { id: bot.id } });
   });
 });
+
+describe("parameters named like prototype properties", () => {
+  it("are ignored like any unknown parameter, in the query string and in a JSON body", async () => {
+    const path = `/bot${bot.token}/getUpdates`;
+    for (const r of [
+      await http(stack.gatewayUrl, "GET", `${path}?__proto__=x&constructor=y&timeout=0`),
+      await http(stack.gatewayUrl, "POST", path, { body: '{"__proto__":{"timeout":5},"prototype":1,"timeout":0}' }),
+    ]) {
+      expect(r.status).toBe(200);
+      expect(r.body).toMatchObject({ ok: true });
+    }
+  });
+
+  it("an internal service answers a body its parser refuses in the envelope too", async () => {
+    const r = await http(stack.updatesUrl, "POST", "/internal/call/getUpdates", {
+      body: '{"botId":"1","params":{"__proto__":{}}}',
+      headers: { "x-internal-token": "test-internal-token" },
+    });
+    expect(r.body).toEqual({ ok: false, error_code: 400, description: "Bad Request: can't parse request body" });
+  });
+});

@@ -49,7 +49,8 @@ describe("malformed requests", () => {
         expect(res.status).toBeLessThan(500);
         expect(isEnvelope(res.status, res.body), `${res.status} ${JSON.stringify(res.body)}`).toBe(true);
       }),
-      { numRuns: 1500 },
+      // FUZZ_SEED=<seed from a failure report> replays that run.
+      { numRuns: 1500, ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}) },
     );
   });
 

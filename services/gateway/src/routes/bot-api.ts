@@ -34,12 +34,21 @@ const own: Partial<Record<MethodName, (bot: BotRecord) => MethodOutcome>> = {
   close: () => success(true),
 };
 
+/**
+ * Names that are never Bot API parameters and that JSON parsers downstream refuse (prototype
+ * pollution guards): dropped like any other unknown parameter.
+ */
+const UNSAFE_NAMES = new Set(["__proto__", "constructor", "prototype"]);
+
 /** Merges query string and body (a JSON body must be an object); on a duplicate name the query string wins. */
 async function collectParams(req: FastifyRequest): Promise<Params> {
   const body = req.method === "GET" || req.method === "HEAD" ? await readGetBody(req) : req.body === undefined ? {} : req.body;
   if (typeof body !== "object" || body === null || Array.isArray(body)) throw Errors.badRequestBody();
-  const query = (req.query ?? {}) as Record<string, unknown>;
-  return { ...(body as Params), ...query };
+  const params: Params = {};
+  for (const source of [body as Params, (req.query ?? {}) as Params]) {
+    for (const [name, value] of Object.entries(source)) if (!UNSAFE_NAMES.has(name)) params[name] = value;
+  }
+  return params;
 }
 
 /** `/bot<token>/<method>`: token check, method lookup, then the owning service answers. */
