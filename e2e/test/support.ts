@@ -97,7 +97,7 @@ export async function pay(e2e: E2E, botId: number, user: { id: number; first_nam
 }
 
 /** Resolves once `check` holds (polled every 20 ms), else fails with `what`. */
-export const until = (what: string, check: () => boolean | Promise<boolean>, ms = 15_000) => eventually(check, ms, what);
+export const until = (what: string | (() => string), check: () => boolean | Promise<boolean>, ms = 15_000) => eventually(check, ms, what);
 
 /** The sum of one metric's samples (optionally those carrying `label`) over the given processes. */
 export const metricSum = (ports: number[], name: string, label = "") => metric(ports.map((p) => `http://127.0.0.1:${p}`), name, label);

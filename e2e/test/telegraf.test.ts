@@ -47,20 +47,23 @@ describe("telegraf 4.16 with telegram.apiRoot", () => {
 
     const launched = bot.launch();
     onCleanup(() => stop(bot, launched));
+    let launchError: unknown;
+    launched.catch((err) => (launchError = err));
+    const seen = () => `; so far: ${texts.length} texts, ${answered.length} presses, launch ${launchError ? `failed: ${String(launchError)}` : "running"}, handler errors ${errors.length}`;
     // telegraf always asks for timeout 50: its poll is held open, not refused or answered at once.
-    await until("telegraf's long poll to be held", async () => (await pollsWaiting()) === 1);
+    await until(() => `telegraf's long poll to be held${seen()}`, async () => (await pollsWaiting()) === 1);
     expect(bot.botInfo).toMatchObject({ id: b.id, username: b.username });
     expect((await webhookInfo(b.token)).url).toBe("");
 
     await push(e2e, b.id, [textFrom(user, "hi"), buttonPress(user, "b1"), textFrom(user, "there")]);
-    await until("two messages and a press", () => texts.length === 2 && answered.length === 1);
+    await until(() => `two messages and a press${seen()}`, () => texts.length === 2 && answered.length === 1);
     expect(texts).toEqual(["hi", "there"]);
     expect(answered).toEqual([true]);
 
     await stop(bot, launched);
     // telegraf confirms what it handled when it stops.
     expect((await webhookInfo(b.token)).pending_update_count).toBe(0);
-    await until("the poll to be released", async () => (await pollsWaiting()) === 0);
+    await until(() => `the poll to be released${seen()}`, async () => (await pollsWaiting()) === 0);
     expect(errors).toEqual([]);
   });
 
