@@ -21,6 +21,7 @@ describe("docker-compose.yml", () => {
       const known = Object.keys(schema.shape);
       expect(Object.keys(service.environment).filter((k) => !known.includes(k))).toEqual([]);
       expect(() => parseConfig(schema, service.environment)).not.toThrow();
+      expect(service.bundle).toBe(`dist/${service.name}.mjs`);
       expect(service.entry).toBe(`services/${service.name}/src/main.ts`);
     });
   }
