@@ -24,6 +24,6 @@ WORKDIR /app
 COPY --from=build /src/dist ./dist
 USER node
 EXPOSE 8081
-HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["node", "dist/healthcheck.mjs"]
+HEALTHCHECK --interval=5s --timeout=5s --start-period=30s --retries=3 CMD ["node", "dist/healthcheck.mjs"]
 ENTRYPOINT ["node"]
 CMD ["dist/gateway.mjs"]

@@ -1,15 +1,19 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { botClient, eventually, metric, startLocalStack, userMessage, type Platform, type ProcessStack } from "@starpost/testkit";
+import { botClient, eventually, startTarget, userMessage, type Instance, type Platform, type ReceiverHost } from "@starpost/testkit";
 
 /**
  * What every end-to-end file shares: the docker-compose.yml topology started as local OS processes
  * (gateway, updates, invoices and the compose file's webhook-worker replicas) on a private
- * redis-server, one per test file; each test creates its own bots on it.
+ * redis-server, one per test file, or under `npm run test:compose` the containers of
+ * `docker compose up` (see testkit's startTarget); each test creates its own bots on it.
  */
 export interface E2E {
-  stack: ProcessStack;
+  mode: "processes" | "compose";
+  /** every service process or container. */
+  instances: Instance[];
+  receiverHost: ReceiverHost;
   platform: Platform;
   /** the Bot API root the client libraries are pointed at (their one changed option). */
   apiRoot: string;
@@ -23,7 +27,7 @@ export interface E2E {
 export async function startE2E(): Promise<E2E> {
   const verbose = process.env.TEST_LOG_LEVEL === "debug";
   const errorLines: string[] = [];
-  const local = await startLocalStack({
+  const target = await startTarget({
     env: { INTERNAL_TOKEN: `e2e-internal-${randomBytes(12).toString("hex")}`, LOG_LEVEL: verbose ? "debug" : "warn" },
     onLine: (name, line) => {
       const error = /"level":(50|60)/.test(line);
@@ -32,16 +36,18 @@ export async function startE2E(): Promise<E2E> {
     },
   });
   return {
-    stack: local.stack,
-    platform: local.platform,
-    apiRoot: local.gatewayUrl,
+    mode: target.mode,
+    instances: target.instances,
+    receiverHost: target.receiverHost,
+    platform: target.platform,
+    apiRoot: target.gatewayUrl,
     errorLines,
     async call(token, method, params = {}) {
-      const res = await botClient(local.gatewayUrl, token)(method, params);
+      const res = await botClient(target.gatewayUrl, token)(method, params);
       if (!res.body?.ok) throw new Error(`${method} failed: ${JSON.stringify(res.body)}`);
       return res.body.result;
     },
-    close: () => local.stop(),
+    close: () => target.stop(),
   };
 }
 
@@ -99,23 +105,21 @@ export async function pay(e2e: E2E, botId: number, user: { id: number; first_nam
 /** Resolves once `check` holds (polled every 20 ms), else fails with `what`. */
 export const until = (what: string | (() => string), check: () => boolean | Promise<boolean>, ms = 15_000) => eventually(check, ms, what);
 
-/** The sum of one metric's samples (optionally those carrying `label`) over the given processes. */
-export const metricSum = (ports: number[], name: string, label = "") => metric(ports.map((p) => `http://127.0.0.1:${p}`), name, label);
+/** The addresses of a service's processes or containers. */
+export const urlsOf = (e2e: E2E, service: string) => e2e.instances.filter((p) => p.service === service).map((p) => p.url);
 
-export const portsOf = (e2e: E2E, service: string) => e2e.stack.processes.filter((p) => p.service === service).map((p) => p.port);
-
-/** A library's webhook handler served by a real node:http server on 127.0.0.1. */
-export async function serve(listener: RequestListener) {
+/** A library's webhook handler served by a real node:http server where the services reach this host (127.0.0.1 for processes). */
+export async function serve(e2e: E2E, listener: RequestListener) {
   const server = createServer(listener);
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, e2e.receiverHost.bind, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    url: (path: string) => `http://${e2e.receiverHost.name}:${port}${path}`,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
