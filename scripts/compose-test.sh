@@ -69,7 +69,7 @@ if ! docker compose version >/dev/null 2>&1; then
     apt_private update >/dev/null
     (cd "$STATE/apt" && rm -f docker-compose_*.deb && apt_private download docker-compose >/dev/null 2>&1)
     rm -rf "$STATE/apt/compose" && dpkg-deb -x "$STATE"/apt/docker-compose_*.deb "$STATE/apt/compose"
-    cp "$(find "$STATE/apt/compose" -type f -name docker-compose | head -n 1)" "$DOCKER_CONFIG/cli-plugins/docker-compose"
+    install -m 755 "$STATE/apt/compose/usr/libexec/docker/cli-plugins/docker-compose" "$DOCKER_CONFIG/cli-plugins/docker-compose"
   fi
 fi
 say "$(docker compose version), Debian mirror $MIRROR"

@@ -90,12 +90,17 @@ export async function startTarget(opts: LocalStackOptions = {}): Promise<Target>
   }
 
   let logs: ChildProcess | undefined;
+  let stopping = false;
   if (opts.onLine && compose.compose) {
     // `docker compose logs` prefixes each line with the container's name: "webhook-worker-2  | {...}".
-    logs = track(spawn("sh", ["-c", `exec ${compose.compose} logs --follow --no-color --since ${new Date().toISOString()}`], { stdio: ["ignore", "pipe", "inherit"] }));
+    logs = track(spawn("sh", ["-c", `exec ${compose.compose} logs --follow --no-color --since ${new Date().toISOString()}`], { stdio: ["ignore", "pipe", "ignore"] }));
     createInterface({ input: logs.stdout! }).on("line", (line) => {
       const bar = line.indexOf(" | ");
       if (bar > 0) opts.onLine!(line.slice(0, bar).trim(), line.slice(bar + 3));
+    });
+    // Logs that stopped coming would hide errors: say so as an error line of its own.
+    logs.on("exit", (code) => {
+      if (!stopping) opts.onLine!("compose-logs", JSON.stringify({ level: 50, msg: `docker compose logs exited with code ${code}` }));
     });
   }
   return {
@@ -110,6 +115,7 @@ export async function startTarget(opts: LocalStackOptions = {}): Promise<Target>
       await run("docker", ["wait", instance.id]);
     },
     async stop() {
+      stopping = true;
       if (logs) await stopProcess(logs, "SIGTERM");
     },
   };
