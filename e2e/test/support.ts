@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { botClient, eventually, metric, startLocalStack, userMessage, type Platform, type ProcessStack } from "@starpost/testkit";
 
 /**
@@ -43,6 +44,28 @@ export async function startE2E(): Promise<E2E> {
     },
     close: () => local.stop(),
   };
+}
+
+/**
+ * For a test file: its stack, started before its tests and stopped after them. After each test the
+ * test's cleanups run and no service may have logged an error during it; after the last test, once
+ * every process has exited, no late error line either. The object is filled in before the tests run.
+ */
+export function useE2E(): E2E {
+  const e2e = {} as E2E;
+  beforeAll(async () => {
+    Object.assign(e2e, await startE2E());
+  });
+  afterEach(async () => {
+    await runCleanups();
+    expect(e2e.errorLines.splice(0)).toEqual([]);
+  });
+  afterAll(async () => {
+    if (!e2e.close) return;
+    await e2e.close();
+    expect(e2e.errorLines).toEqual([]);
+  });
+  return e2e;
 }
 
 let nextUser = 7_000_000;

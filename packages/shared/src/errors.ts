@@ -1,6 +1,6 @@
 /**
  * The one registry of Bot API errors starpost answers. Every error a handler returns is built
- * from an entry here; `test/errors.test.ts` checks each entry is used in the code and listed in
+ * from an entry here; `packages/shared/test/generated-docs.test.ts` checks each entry is used in the code and listed in
  * docs/errors.md. Texts match the official server (tdlib/telegram-bot-api) where it has one.
  */
 
