@@ -128,8 +128,14 @@ export const metricSum = (ports: number[], name: string, label = "") => metric(p
 export const portsOf = (e2e: E2E, service: string) => e2e.stack.processes.filter((p) => p.service === service).map((p) => p.port);
 
 /** A library's webhook handler served by a real node:http server on 127.0.0.1. */
-export async function serve(listener: RequestListener) {
-  const server = createServer(listener);
+export async function serve(listener: (...args: Parameters<RequestListener>) => unknown) {
+  // A library's handler may be async: a rejection answers 500 instead of going unhandled.
+  const server = createServer((req, res) => {
+    Promise.resolve(listener(req, res)).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(err));
+    });
+  });
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);
