@@ -27,7 +27,7 @@ export function createHttpServer(logger: Logger, options: FastifyServerOptions =
     requestTimeout: 0,
     // Bytes that are not HTTP still get the Bot API envelope, never fastify's own error body.
     clientErrorHandler: (_err, socket) => {
-      const body = JSON.stringify({ ok: false, error_code: 400, description: "Bad Request: invalid HTTP request" });
+      const body = JSON.stringify(Errors.invalidHttpRequest());
       if (socket.writable) {
         socket.end(
           `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
