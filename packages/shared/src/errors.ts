@@ -42,6 +42,15 @@ export const Errors = {
   unauthorized: () => new BotApiError({ error_code: 401, description: "Unauthorized" }),
   tooLarge: () => new BotApiError({ error_code: 413, description: "Request Entity Too Large" }),
   badRequestBody: () => bad("can't parse request body"),
+  boundaryNotFound: () => bad("boundary not found"),
+  boundaryValueNotFound: () => bad("boundary value not found"),
+  boundaryInvalid: () => bad("boundary too big or empty"),
+  multipartHeadersEmpty: () => bad("headers in multipart/form-data are empty"),
+  multipartHeaders: () => bad("can't parse form data headers"),
+  multipartDisposition: () => bad("expected form-data content disposition"),
+  multipartFieldName: () => bad("field name in multipart/form-data not found"),
+  contentEncodingUnsupported: () => new BotApiError({ error_code: 415, description: "Unsupported Media Type: unsupported content-encoding" }),
+  contentEncodingBroken: (zlibCode: number) => bad(`zlib error ${zlibCode}`),
   internal: () => new BotApiError({ error_code: 500, description: "Internal Server Error" }),
   serviceUnavailable: () => new BotApiError({ error_code: 502, description: "Bad Gateway" }),
   tooManyRequests: (retryAfter: number) =>
@@ -57,6 +66,7 @@ export const Errors = {
 
   // Platform API
   platformUnauthorized: () => new BotApiError({ error_code: 401, description: "Unauthorized" }),
+  platformBodyInvalid: (problem: string) => bad(`the body must be JSON: ${problem}`),
   botNotFound: () => new BotApiError({ error_code: 404, description: "Not Found: bot not found" }),
   usernameInvalid: () => bad("username must be 5-32 characters of A-Z, a-z, 0-9 and _ and end in \"bot\""),
   usernameTaken: () => bad("username is already taken"),
