@@ -170,3 +170,42 @@ describe("the platform API", () => {
     });
   });
 });
+
+describe("int64 ids sent as JSON numbers", () => {
+  it("settle the right pre-checkout query: a 19-digit id keeps every digit", async () => {
+    const shop = await stack.platform.createBot({ first_name: "Shop" });
+    const user = { id: 901, first_name: "Payer" };
+    await stack.platform.putChat(shop.id, { id: user.id, type: "private", first_name: user.first_name });
+    const call = (method: string, body: string) => http(stack.gatewayUrl, "POST", `/bot${shop.token}/${method}`, { body });
+    let offset = 0;
+    const nextQuery = async () => {
+      for (;;) {
+        const r = await call("getUpdates", `{"offset":${offset},"timeout":10}`);
+        for (const u of r.body.result) {
+          offset = u.update_id + 1;
+          if (u.pre_checkout_query) return u.pre_checkout_query as { id: string; invoice_payload: string };
+        }
+      }
+    };
+    // Query ids are random 63-bit numbers, 19 digits nine times in ten: decline others until one is.
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const invoice = await call("sendInvoice", `{"chat_id":${user.id},"title":"T","description":"D","payload":"p${attempt}","currency":"XTR","prices":[{"label":"a","amount":5}]}`);
+      expect(invoice.status).toBe(200);
+      const paying = stack.platform.call("POST", `/bots/${shop.id}/payments`, { chat_id: user.id, message_id: invoice.body.result.message_id, user });
+      const query = await nextQuery();
+      expect(query.invoice_payload).toBe(`p${attempt}`);
+      if (query.id.length !== 19) {
+        await call("answerPreCheckoutQuery", `{"pre_checkout_query_id":"${query.id}","ok":false,"error_message":"retry"}`);
+        expect((await paying).body.result.status).toBe("declined");
+        continue;
+      }
+      // Beyond 2^53: a JSON.parse of this body would have rounded the id to another one.
+      expect(String(Number(query.id))).not.toBe(query.id);
+      const answer = await call("answerPreCheckoutQuery", `{"pre_checkout_query_id":${query.id},"ok":true}`);
+      expect(answer.body).toEqual({ ok: true, result: true });
+      expect((await paying).body.result.status).toBe("paid");
+      return;
+    }
+    throw new Error("no 19-digit query id in 20 payments");
+  });
+});
