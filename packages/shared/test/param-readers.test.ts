@@ -21,6 +21,12 @@ describe("the raw JSON reader", () => {
     });
   });
 
+  it("decodes escapes in any string, nested ones kept as text", () => {
+    const text = JSON.stringify({ a: 'x"y\\', b: "plain", c: { k: 'q"\n' }, d: "p\nq\u2603😀" });
+    expect(json(text).params).toEqual({ a: 'x"y\\', b: "plain", c: JSON.stringify({ k: 'q"\n' }), d: "p\nq\u2603😀" });
+    expect(json('{"e":"\\u2603\\ud83d\\ude00\\/\\t"}').params).toEqual({ e: "☃😀/\t" });
+  });
+
   it("adds nothing for null, arrays, numbers and broken JSON; keeps members read before an error", () => {
     for (const text of ["null", "[1]", "3", "true", "{", "{not json", '{"a"', '{"a":}']) expect(json(text)).toEqual({ params: {}, complete: false });
     expect(json('{"a":"1","b":')).toEqual({ params: { a: "1" }, complete: false });

@@ -107,10 +107,13 @@ export function readJsonParams(params: RawParams, text: string): boolean {
 const NUMBER_CHAR = /[-+.eE0-9]/;
 const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 const MAX_DEPTH = 100;
+const NONE = -2;
 
 /** A cursor over JSON text with td's lenient rules (numbers are any run of `-+.eE0-9`). */
 class JsonCursor {
   i = 0;
+  /** The next backslash at or after `i` (NONE: there is none left), kept across strings. */
+  private slash = -1;
   constructor(private readonly s: string) {}
   done() {
     return this.i >= this.s.length;
@@ -132,14 +135,21 @@ class JsonCursor {
   string(): string {
     this.expect('"');
     let out = "";
+    // Plain runs are copied as slices; the next quote and backslash are found once, not per character.
+    let quote = -1;
     for (;;) {
-      if (this.done()) throw new JsonStop();
-      const c = this.s[this.i++]!;
-      if (c === '"') return out;
-      if (c !== "\\") {
-        out += c;
-        continue;
+      if (quote < this.i) quote = this.s.indexOf('"', this.i);
+      if (quote < 0) throw new JsonStop();
+      if (this.slash !== NONE && this.slash < this.i) this.slash = this.s.indexOf("\\", this.i);
+      if (this.slash === -1) this.slash = NONE;
+      const slash = this.slash;
+      if (slash === NONE || slash > quote) {
+        out += this.s.slice(this.i, quote);
+        this.i = quote + 1;
+        return out;
       }
+      out += this.s.slice(this.i, slash);
+      this.i = slash + 1;
       const e = this.s[this.i++];
       if (e === undefined) throw new JsonStop();
       if (e in ESCAPES) out += ESCAPES[e];
