@@ -116,6 +116,23 @@ describe("malformed bodies, method by method", () => {
   });
 });
 
+describe("Content-Type values", () => {
+  it("are read like the reference reads them: by substring, never refused", async () => {
+    const cases: [string, Answer][] = [
+      ["weird", bad('parameter "description" is required')],
+      [";;;", bad('parameter "description" is required')],
+      ["application/json, text/plain", bad('parameter "payload" is required')],
+      ["text/plain; x=application/json", bad('parameter "payload" is required')],
+      ["Application/JSON; charset=utf-8", bad('parameter "payload" is required')],
+      ["text/plain", bad('parameter "description" is required')],
+    ];
+    for (const [contentType, expected] of cases) {
+      const r = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/sendInvoice?title=T`, { body: '{"description":"D"}', contentType });
+      expect({ contentType, status: r.status, body: r.body }).toEqual({ contentType, ...expected });
+    }
+  });
+});
+
 describe("duplicate parameters", () => {
   const path = () => `/bot${bot.token}/sendInvoice`;
   const titleRequired = bad('parameter "title" is required');

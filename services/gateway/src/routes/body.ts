@@ -14,12 +14,22 @@ export const MAX_HEADER_SIZE = 256 * 1024;
  */
 export function registerBodyParsers(app: FastifyInstance) {
   app.removeAllContentTypeParsers();
-  // An empty `Content-Type:` header says nothing about the body: treat it like no header at all.
+  // fastify refuses Content-Type values it cannot parse ("weird", "a, b") before any route runs;
+  // the official server only looks for substrings in it. So the gateway keeps the header for
+  // itself and lets fastify see plain bytes.
   app.addHook("onRequest", async (req) => {
-    if (req.headers["content-type"]?.trim() === "") delete req.headers["content-type"];
+    const type = req.headers["content-type"];
+    if (type === undefined) return;
+    contentTypes.set(req.raw, type);
+    req.headers["content-type"] = "application/octet-stream";
   });
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
 }
+
+const contentTypes = new WeakMap<FastifyRequest["raw"], string>();
+
+/** The request's Content-Type as sent ("" when none, or empty). */
+const contentTypeOf = (req: FastifyRequest) => (contentTypes.get(req.raw) ?? "").trim();
 
 /** The body's bytes: fastify reads POST bodies; a GET's body (the official server reads those too) is read here. */
 export async function readBody(req: FastifyRequest): Promise<Buffer> {
@@ -65,7 +75,7 @@ export async function readBotParams(req: FastifyRequest): Promise<RawParams> {
   const raw = await readBody(req);
   if (raw.length === 0) return params;
   const body = decodeBody(raw, req.headers["content-encoding"]);
-  const contentType = req.headers["content-type"] ?? "";
+  const contentType = contentTypeOf(req);
   const type = contentType.toLowerCase();
   if (type.includes("multipart/form-data")) readMultipartParams(params, body, multipartBoundary(contentType));
   else if (type.includes("application/x-www-form-urlencoded")) readFormParams(params, body);
@@ -80,7 +90,7 @@ export async function readBotParams(req: FastifyRequest): Promise<RawParams> {
 export function readPlatformBody(req: FastifyRequest): string | undefined {
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   if (body.length === 0) return undefined;
-  const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  const type = contentTypeOf(req).split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") throw Errors.platformBodyInvalid(`Content-Type is "${type}", expected "application/json"`);
   if (req.headers["content-encoding"] !== undefined) throw Errors.platformBodyInvalid("Content-Encoding is not supported");
   const text = body.toString("utf8");
