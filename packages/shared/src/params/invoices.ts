@@ -63,7 +63,7 @@ const productShape = {
   currency: requiredString("currency"),
   prices: pricesParam(),
   provider_token: optionalString(),
-  // The official server reads these numbers forgivingly: anything else is the default.
+  // The official server reads these numbers with get_integer_arg: never an error.
   max_tip_amount: looseInt(),
   suggested_tip_amounts: rawJson(),
   provider_data: optionalString(),
