@@ -133,6 +133,29 @@ describe("Content-Type values", () => {
   });
 });
 
+describe("multipart parts", () => {
+  const sendInvoice = (body: string, contentType: string) =>
+    http(stack.gatewayUrl, "POST", `/bot${bot.token}/sendInvoice`, { body: Buffer.from(body), contentType }).then((r) => ({ status: r.status, body: r.body }));
+
+  it("are read the reference's way: files dropped, urlencoded parts expanded, quoted boundaries", async () => {
+    const file = part('Content-Disposition: form-data; name="description"; filename="d.txt"\r\nContent-Type: text/plain', "D");
+    const title = part('Content-Disposition: form-data; name="title"', "T");
+    expect(await sendInvoice(`${title}${file}--x--`, 'multipart/form-data; boundary="x"')).toEqual(bad('parameter "description" is required'));
+    const form = part('Content-Disposition: form-data; name="anything"\r\nContent-Type: application/x-www-form-urlencoded', "title=T&description=D");
+    expect(await sendInvoice(`${form}--x--`, "multipart/form-data; boundary=x")).toEqual(bad('parameter "payload" is required'));
+    // Folded header lines and any case in header names; the epilogue after the last boundary is ignored.
+    const folded = part('content-disposition: form-data;\r\n name="title"', "T");
+    expect(await sendInvoice(`preamble\r\n${folded}--x--\r\nepilogue`, "Multipart/Form-Data; Boundary=x")).toEqual(bad('parameter "description" is required'));
+  });
+});
+
+describe("a GET with a body", () => {
+  it("is read like a POST (the reference reads GET bodies too)", async () => {
+    const r = await http(stack.gatewayUrl, "GET", `/bot${bot.token}/sendInvoice`, { body: '{"title":"T"}' });
+    expect({ status: r.status, body: r.body }).toEqual(bad('parameter "description" is required'));
+  });
+});
+
 describe("duplicate parameters", () => {
   const path = () => `/bot${bot.token}/sendInvoice`;
   const titleRequired = bad('parameter "title" is required');
