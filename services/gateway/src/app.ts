@@ -10,7 +10,7 @@ import {
   type UnexpectedErrorHandler,
   type ServiceClient,
 } from "@starpost/shared";
-import { BODY_LIMIT, registerBodyParsers } from "./routes/body.ts";
+import { BODY_LIMIT, MAX_HEADER_SIZE, registerBodyParsers } from "./routes/body.ts";
 import { registerBotApi } from "./routes/bot-api.ts";
 import { registerPlatformApi } from "./routes/platform.ts";
 
@@ -24,10 +24,12 @@ export interface GatewayDeps {
 
 /** Builds the gateway: the Bot API front, the platform API, health and metrics. Never listens. */
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
-  const app = createHttpServer(deps.logger, { bodyLimit: BODY_LIMIT, return503OnClosing: false }, forwardFailed);
+  // Node's own header limit (16 KiB) would refuse a GET whose query string the reference accepts.
+  const http = { http: { maxHeaderSize: MAX_HEADER_SIZE } } as object;
+  const app = createHttpServer(deps.logger, { bodyLimit: BODY_LIMIT, return503OnClosing: false, ...http }, forwardFailed);
   const registry = deps.registry ?? new Registry();
 
-  await registerBodyParsers(app);
+  registerBodyParsers(app);
   registerOps(app, {
     registry,
     ready: async () =>
