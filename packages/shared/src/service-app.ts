@@ -69,6 +69,13 @@ export function registerMethodRoute(app: FastifyInstance, handlers: MethodHandle
 export function abortOnClose(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
   const res = reply.raw;
+  // The caller may have left already, while the call was being checked (a client aborting its
+  // poll at once): "close" has fired then and will not again, so a listener alone would hold a
+  // poll for nobody until its timeout.
+  if (res.destroyed && !res.writableFinished) {
+    controller.abort();
+    return controller.signal;
+  }
   // A response's "close" fires once: after it is sent, or when the connection dies first.
   res.once("close", () => {
     if (!res.writableFinished) controller.abort();

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keys } from "@starpost/shared";
 import { startStack, userMessage, type TestStack } from "@starpost/testkit";
@@ -84,6 +85,26 @@ describe("long polling", () => {
     const next = await getUpdates(stack.gatewayUrl, bot.token, { timeout: 5 });
     expect(next.status).toBe(200);
     expect(ids(next)).toEqual([id]);
+  });
+
+  it("a client that leaves before its poll is even checked leaves no poll held", async () => {
+    const bot = await stack.platform.createBot();
+    const { hostname, port } = new URL(stack.gatewayUrl);
+    // Each client sends a whole long poll and hangs up at once, while the gateway is still
+    // checking its token: nobody is left to answer, so nothing may wait for the 40 s timeout.
+    for (let i = 0; i < 30; i++) {
+      await new Promise<void>((resolve) => {
+        const socket = connect(Number(port), hostname, () => {
+          socket.write(`GET /bot${bot.token}/getUpdates?timeout=40 HTTP/1.1\r\nHost: ${hostname}\r\n\r\n`, () => {
+            socket.destroy();
+            resolve();
+          });
+        });
+      });
+    }
+    await eventually(async () => (await waiting()) === 0 && (await pollOwner(stack.redis, bot.id)) === null, 10_000, "no poll to be held");
+    const id = await push(stack.platform, bot.id, userMessage(5, "after"));
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token, { timeout: 5 }))).toEqual([id]);
   });
 
   it("updates pushed in one platform call are answered in one response", async () => {
