@@ -46,7 +46,7 @@ const pricesParam = () =>
   });
 
 /** A JSON-serialized parameter kept as its parsed value (or INVALID_JSON) for a later ordered check. */
-const rawJson = () => z.preprocess((v) => (v === "" || v === null ? undefined : fromJson(v)), z.unknown());
+export const rawJson = () => z.preprocess((v) => (v === "" || v === null ? undefined : fromJson(v)), z.unknown());
 
 /** Fields of a product (sendInvoice and createInvoiceLink), in the official check order. */
 const productShape = {
@@ -163,7 +163,7 @@ export interface ReplyParameters {
   allow_sending_without_reply: boolean;
 }
 
-function checkReplyParameters(raw: unknown): ReplyParameters | undefined | BotApiError {
+export function checkReplyParameters(raw: unknown): ReplyParameters | undefined | BotApiError {
   if (raw === undefined) return undefined;
   if (raw === INVALID_JSON || typeof raw !== "object" || raw === null || Array.isArray(raw)) return Errors.replyParametersJson();
   const r = raw as Record<string, unknown>;
@@ -175,13 +175,13 @@ function checkReplyParameters(raw: unknown): ReplyParameters | undefined | BotAp
 }
 
 /** Adds the error as the only issue; the route answers it as is (it starts with "Bad Request: "). */
-function fail(ctx: z.RefinementCtx, err: BotApiError): never {
+export function fail(ctx: z.RefinementCtx, err: BotApiError): never {
   ctx.addIssue({ code: "custom", message: err.description });
   return z.NEVER;
 }
-const isError = (v: unknown): v is BotApiError => typeof v === "object" && v !== null && "error_code" in v;
+export const isError = (v: unknown): v is BotApiError => typeof v === "object" && v !== null && "error_code" in v;
 
-const chatIdParam = () => z.preprocess((v) => (typeof v === "number" ? String(v) : v), z.string().optional().catch(undefined));
+export const chatIdParam = () => z.preprocess((v) => (typeof v === "number" ? String(v) : v), z.string().optional().catch(undefined));
 
 export const SendInvoiceParams = z
   .object({

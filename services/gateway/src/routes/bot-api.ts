@@ -18,6 +18,7 @@ import {
   type ServiceClient,
 } from "@starpost/shared";
 import { readGetBody, type Params } from "./body.ts";
+import { applyFault, noteBotCall } from "./bot-calls.ts";
 
 export interface BotApiDeps {
   redis: Redis;
@@ -75,6 +76,8 @@ export function registerBotApi(app: FastifyInstance, { redis, services }: BotApi
     if (!method) return sendError(reply, Errors.methodNotFound());
 
     const params = await collectParams(req);
+    noteBotCall(req, { botId: auth.bot.id, method, params });
+    if (auth.hasFaults && (await applyFault(redis, req, reply, abortOnClose(reply)))) return reply;
     const spec = METHODS[method];
     if (spec.service === "gateway") {
       const parsed = parseParams(method, params);

@@ -54,6 +54,8 @@ export async function sendInvoice(d: InvoiceDomain, botId: string, p: ParamsOf<"
     reply ? reply.message_id : "",
     reply?.chat_id ?? "",
     reply?.allow_sending_without_reply ? "1" : "0",
+    keys.chatWakeChannel(),
+    botId,
   );
   if (status === "chat_not_found") return failure(Errors.chatNotFound());
   if (status === "chat_type") return failure(Errors.chatTypeUnsupported());
