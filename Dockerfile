@@ -7,7 +7,8 @@ RUN npm install --global --silent corepack@latest && corepack enable
 # The whole workspace (see .dockerignore), so the lockfile matches its projects exactly.
 COPY . .
 RUN pnpm install --frozen-lockfile --prod --filter "!@starpost/e2e" --filter "!@starpost/bench" --filter "!@starpost/testkit" \
-  && rm -rf e2e bench packages/testkit
+  --filter "!@starpost/example-*" \
+  && rm -rf e2e bench examples packages/testkit
 USER node
 ENTRYPOINT ["node", "--import", "tsx"]
 CMD ["services/gateway/src/main.ts"]
