@@ -130,6 +130,10 @@ describe("the user's side of a chat (platform API)", () => {
     const press = (chat: number, body: unknown) => stack.platform.call("POST", `/bots/${bot.id}/chats/${chat}/callback_queries`, body);
     expect(await press(-5, { message_id: 1, data: "a" })).toMatchObject(bad("chat -5 is not known to this bot"));
     expect(await stack.platform.call("POST", `/bots/${bot.id}/chats/-5/messages`, { text: "x" })).toMatchObject(bad("chat -5 is not known to this bot"));
+    expect(await stack.platform.call("GET", `/bots/${bot.id}/chats/-5/messages`)).toMatchObject(bad("chat -5 is not known to this bot"));
+    expect(await stack.platform.call("GET", `/bots/${bot.id}/chats/${chatId}/messages?wait_ms=90000`)).toMatchObject(bad("wait_ms must be an integer 0-30000"));
+    expect(await stack.platform.call("POST", `/bots/${bot.id}/chats/${chatId}/messages`, { text: "" })).toMatchObject(bad("text must be a string of 1-4096 characters"));
+    expect(await stack.platform.call("POST", `/bots/999999/chats/${chatId}/messages`, { text: "x" })).toMatchObject({ status: 404 });
     expect(await press(chatId, { message_id: 99, data: "a" })).toMatchObject(bad("message 99 is not in this chat"));
     expect(await press(chatId, { message_id: user.message_id, data: "a" })).toMatchObject(bad(`message ${user.message_id} was not sent by the bot`));
     expect(await press(chatId, { message_id: sent.message_id, data: "b" })).toMatchObject(bad('message has no button with callback_data "b"'));

@@ -76,22 +76,24 @@ describe("the request log", () => {
     await call("getMe");
     await call("setWebhook", { url: "http://127.0.0.1:9/hook", secret_token: "s3cret-value" });
     await call("sendInvoice", { chat_id: 1, title: "T" });
+    await call("sendPhoto", { chat_id: 1 });
     await botClient(stack.gatewayUrl, other.token)("getMe");
     const read = async (id: number, q = "") => (await stack.platform.call("GET", `/bots/${id}/requests${q}`)).body.result.requests;
     let log: any[] = [];
     // The entry is written after the answer went out.
-    for (const until = Date.now() + 5000; log.length < 3 && Date.now() < until; ) log = await read(bot.id);
+    for (const until = Date.now() + 5000; log.length < 4 && Date.now() < until; ) log = await read(bot.id);
     expect(log.map((r) => [r.method, r.status, r.ok])).toEqual([
       ["getMe", 200, true],
       ["setWebhook", 200, true],
       ["sendInvoice", 400, false],
+      ["sendPhoto", 404, false],
     ]);
     expect(log[1].params).toEqual({ url: "http://127.0.0.1:9/hook", secret_token: "***" });
     expect(log[2]).toMatchObject({ error_code: 400, description: 'Bad Request: parameter "description" is required' });
     expect(typeof log[0].duration_ms).toBe("number");
     expect(JSON.stringify(log)).not.toContain("s3cret-value");
     expect(JSON.stringify(log)).not.toContain(bot.token);
-    expect((await read(bot.id, "?limit=1")).map((r: any) => r.method)).toEqual(["sendInvoice"]);
+    expect((await read(bot.id, "?limit=1")).map((r: any) => r.method)).toEqual(["sendPhoto"]);
     expect((await read(other.id)).map((r: any) => r.method)).toEqual(["getMe"]);
   });
 });

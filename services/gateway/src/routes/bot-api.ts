@@ -73,7 +73,11 @@ export function registerBotApi(app: FastifyInstance, { redis, services }: BotApi
     if (auth.outcome === "malformed") return sendError(reply, Errors.invalidToken());
     if (auth.outcome === "unknown") return sendError(reply, Errors.unauthorized());
     const method = findMethod(match[2]!);
-    if (!method) return sendError(reply, Errors.methodNotFound());
+    if (!method) {
+      // Logged too: a test sees which unsupported method its bot tried.
+      noteBotCall(req, { botId: auth.bot.id, method: match[2]!, params: {} });
+      return sendError(reply, Errors.methodNotFound());
+    }
 
     const params = await collectParams(req);
     noteBotCall(req, { botId: auth.bot.id, method, params });

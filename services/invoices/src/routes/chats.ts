@@ -1,5 +1,16 @@
 import type { FastifyInstance } from "fastify";
-import { abortOnClose, CallbackQueryBody, Errors, HistoryQuery, parseWith, sendError, sendOutcome, UserMessageBody } from "@starpost/shared";
+import {
+  abortOnClose,
+  CallbackQueryBody,
+  Errors,
+  findChat,
+  getBot,
+  HistoryQuery,
+  parseWith,
+  sendError,
+  sendOutcome,
+  UserMessageBody,
+} from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import { chatHistory } from "../messages/history.ts";
 import { pressButton, sendUserMessage } from "../messages/user-side.ts";
@@ -14,11 +25,14 @@ const isChatId = (s: string) => /^-?\d{1,16}$/.test(s);
  */
 export function registerChatRoutes(app: FastifyInstance, d: InvoiceDomain) {
   const base = "/internal/platform/bots/:botId/chats/:chatId";
-  const check = (p: ChatParams["Params"]) =>
-    !isBotId(p.botId) ? Errors.botNotFound() : !isChatId(p.chatId) ? Errors.platformChatUnknown(p.chatId) : undefined;
+  /** The bot must exist (read, not cached: a deleted bot is gone at once); the chat id must be one. */
+  const check = async (p: ChatParams["Params"]) => {
+    if (!isBotId(p.botId) || !(await getBot(d.redis, p.botId))) return Errors.botNotFound();
+    return isChatId(p.chatId) ? undefined : Errors.platformChatUnknown(p.chatId);
+  };
 
   app.post<ChatParams>(`${base}/messages`, async (req, reply) => {
-    const bad = check(req.params);
+    const bad = await check(req.params);
     if (bad) return sendError(reply, bad);
     const body = parseWith(UserMessageBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
@@ -26,7 +40,7 @@ export function registerChatRoutes(app: FastifyInstance, d: InvoiceDomain) {
   });
 
   app.post<ChatParams>(`${base}/callback_queries`, async (req, reply) => {
-    const bad = check(req.params);
+    const bad = await check(req.params);
     if (bad) return sendError(reply, bad);
     const body = parseWith(CallbackQueryBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
@@ -34,11 +48,11 @@ export function registerChatRoutes(app: FastifyInstance, d: InvoiceDomain) {
   });
 
   app.get<ChatParams>(`${base}/messages`, async (req, reply) => {
-    const bad = check(req.params);
+    const bad = await check(req.params);
     if (bad) return sendError(reply, bad);
     const query = parseWith(HistoryQuery, req.query ?? {});
     if (!query.ok) return sendError(reply, query.error);
-    if (!(await d.bots.json(req.params.botId))) return sendError(reply, Errors.botNotFound());
+    if (!(await findChat(d.redis, req.params.botId, req.params.chatId))) return sendError(reply, Errors.platformChatUnknown(req.params.chatId));
     return sendOutcome(reply, await chatHistory(d, req.params.botId, req.params.chatId, query.params, abortOnClose(reply)));
   });
 }
