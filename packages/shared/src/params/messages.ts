@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { Errors, type BotApiError } from "../errors.ts";
-import { boolParam, INVALID_JSON, looseInt, optionalString } from "./coerce.ts";
+import { INVALID_JSON, looseInt, optionalString } from "./coerce.ts";
 import { parseEntities, type MessageEntity, type ParseMode } from "./entities.ts";
-import { chatIdParam, checkReplyParameters, fail, isError, rawJson, type InlineKeyboardMarkup } from "./invoices.ts";
+import { chatIdParam, checkInlineKeyboard, checkReplyParameters, fail, isError, rawJson, sendingShape } from "./invoices.ts";
 
 /**
  * Parameters of the message methods (owned by services/invoices, which also owns the chats'
@@ -11,27 +11,8 @@ import { chatIdParam, checkReplyParameters, fail, isError, rawJson, type InlineK
  */
 
 const MAX_TEXT = 4096;
-const MAX_CALLBACK_DATA_BYTES = 64;
 const PARSE_MODES: Record<string, ParseMode> = { html: "HTML", markdownv2: "MarkdownV2", markdown: "Markdown" };
 const ENTITY_FIELDS = ["type", "offset", "length", "url", "user", "language", "custom_emoji_id"] as const;
-
-/** An inline keyboard (any buttons); other reply markups (reply keyboards) are accepted and not shown. */
-export function checkInlineKeyboard(raw: unknown): InlineKeyboardMarkup | undefined | BotApiError {
-  if (raw === undefined) return undefined;
-  if (raw === INVALID_JSON || typeof raw !== "object" || raw === null || Array.isArray(raw)) return Errors.replyMarkupJson();
-  const rows = (raw as Record<string, unknown>).inline_keyboard;
-  if (rows === undefined) return undefined;
-  if (!Array.isArray(rows) || !rows.every((r) => Array.isArray(r))) return Errors.replyMarkupJson();
-  const keyboard = (rows as unknown[][]).filter((r) => r.length > 0);
-  for (const row of keyboard) {
-    for (const b of row) {
-      if (typeof b !== "object" || b === null || typeof (b as Record<string, unknown>).text !== "string") return Errors.replyMarkupJson();
-      const data = (b as Record<string, unknown>).callback_data;
-      if (data !== undefined && (typeof data !== "string" || Buffer.byteLength(data) > MAX_CALLBACK_DATA_BYTES)) return Errors.buttonDataInvalid();
-    }
-  }
-  return keyboard.length === 0 ? undefined : { inline_keyboard: keyboard as Record<string, unknown>[][] };
-}
 
 function checkEntities(raw: unknown): MessageEntity[] | BotApiError {
   if (raw === INVALID_JSON || !Array.isArray(raw)) return Errors.entitiesJson();
@@ -77,15 +58,9 @@ const textShape = {
 
 export const SendMessageParams = z
   .object({
+    ...sendingShape,
     ...textShape,
-    reply_parameters: rawJson(),
-    disable_notification: boolParam(),
-    protect_content: boolParam(),
-    // Accepted and without effect in starpost, like sendInvoice's.
-    message_thread_id: looseInt(),
-    direct_messages_topic_id: looseInt(),
-    allow_paid_broadcast: boolParam(),
-    message_effect_id: optionalString(),
+    // Accepted and without effect in starpost.
     link_preview_options: rawJson(),
     business_connection_id: optionalString(),
   })

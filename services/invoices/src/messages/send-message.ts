@@ -1,4 +1,5 @@
-import { Errors, failure, keys, RawJson, success, type MessageEntity, type MethodOutcome, type ParamsOf } from "@starpost/shared";
+import { Errors, type MessageEntity, type MethodOutcome, type ParamsOf } from "@starpost/shared";
+import { sendBotMessage } from "../domain/bot-message.ts";
 import type { InvoiceDomain } from "../domain/deps.ts";
 
 /** The Message keys after `date` for a text, in the official order. */
@@ -10,35 +11,7 @@ export function textTail(p: { text: string; entities: MessageEntity[]; reply_mar
   return `${tail}}`;
 }
 
-/**
- * sendMessage after the parameter checks: the same atomic step as sendInvoice (chat, reply,
- * the chat's next message_id, the stored message, the wake-up of a waiting history read), with
- * no invoice behind the message.
- */
-export async function sendMessage(d: InvoiceDomain, botId: string, p: ParamsOf<"sendMessage">): Promise<MethodOutcome> {
-  if (p.chat_id === "") return failure(Errors.chatIdEmpty());
-  const botJson = await d.bots.json(botId);
-  if (botJson === undefined) return failure(Errors.unauthorized());
-  const reply = p.reply_parameters;
-  const [status, , message] = await d.redis.spSendInvoice(
-    keys.chats(botId),
-    keys.chatUsernames(botId),
-    keys.messageSeq(botId),
-    keys.messages(botId),
-    keys.invoices(botId),
-    p.chat_id,
-    botJson,
-    Math.floor(Date.now() / 1000),
-    textTail(p),
-    "",
-    reply ? reply.message_id : "",
-    reply?.chat_id ?? "",
-    reply?.allow_sending_without_reply ? "1" : "0",
-    keys.chatWakeChannel(),
-    botId,
-  );
-  if (status === "chat_not_found") return failure(Errors.chatNotFound());
-  if (status === "chat_type") return failure(Errors.messageChatTypeUnsupported());
-  if (status === "reply_not_found") return failure(Errors.replyNotFound());
-  return success(new RawJson(message!));
+/** sendMessage after the parameter checks: the same atomic step as sendInvoice, with no invoice behind the message. */
+export function sendMessage(d: InvoiceDomain, botId: string, p: ParamsOf<"sendMessage">): Promise<MethodOutcome> {
+  return sendBotMessage(d, botId, p, { tail: textTail(p), record: "", chatTypeError: Errors.messageChatTypeUnsupported() });
 }
