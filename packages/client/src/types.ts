@@ -1,4 +1,8 @@
-/** The Bot API objects a test reads, typed as far as tests look at them. */
+/**
+ * The Bot API objects a test reads, typed as far as tests look at them. Written out here rather
+ * than imported from the services' packages: the client has no dependencies, so a bot's own
+ * repository can use it without starpost's server code.
+ */
 
 export interface User {
   id: number;

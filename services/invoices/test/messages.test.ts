@@ -119,8 +119,8 @@ describe("the user's side of a chat (platform API)", () => {
     });
     const entries = await readEntries(stack.redis, String(bot.id), 0, 10);
     expect(entries.map((e) => JSON.parse(e.json))).toEqual([{ update_id, message }]);
-    const sent = await botClient(stack.gatewayUrl, bot.token)("sendMessage", { chat_id: 4242, text: "welcome" });
-    expect(sent.body.result.message_id).toBe(2);
+    const sent = await botClient(stack.gatewayUrl, bot.token)("sendMessage", { chat_id: 4242, text: "welcome", reply_parameters: { message_id: 1 } });
+    expect(sent.body.result).toMatchObject({ message_id: 2, reply_to_message: message, text: "welcome" });
   });
 
   it("names what is wrong: unknown chat, message, button; not the bot's message", async () => {
