@@ -1,19 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { Bot, GrammyError, InlineKeyboard, webhookCallback } from "grammy";
 import { Starpost, StarpostError } from "@starpost/client";
-import { onCleanup, runCleanups, serve, startE2E, until, type E2E } from "./support.ts";
+import { onCleanup, serve, until, useE2E } from "./support.ts";
 
 // @starpost/client plays the user of a grammY bot served by webhook, against the compose topology.
 
-let e2e: E2E;
+const e2e = useE2E();
 let sp: Starpost;
-beforeAll(async () => {
-  e2e = await startE2E();
+beforeAll(() => {
   sp = new Starpost({ url: e2e.apiRoot, platformToken: e2e.platform.token });
 });
-afterEach(runCleanups);
-afterAll(() => e2e?.close());
 
 const username = () => `c${randomBytes(5).toString("hex")}_bot`;
 

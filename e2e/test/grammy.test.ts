@@ -1,19 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Bot, GrammyError, webhookCallback } from "grammy";
 import { run } from "@grammyjs/runner";
 import { readCompose } from "@starpost/testkit";
 import type { Message, SuccessfulPayment } from "grammy/types";
-import { botAndUser, buttonPress, pay, push, serve, startE2E, STAR_PRICE, textFrom, until, onCleanup, runCleanups, type E2E } from "./support.ts";
+import { botAndUser, buttonPress, pay, push, serve, useE2E, STAR_PRICE, textFrom, until, onCleanup } from "./support.ts";
 
 // grammY pointed at starpost by its one option, client.apiRoot; everything else is the library's own.
 
-let e2e: E2E;
-beforeAll(async () => {
-  e2e = await startE2E();
-});
-afterEach(runCleanups);
-afterAll(() => e2e?.close());
+const e2e = useE2E();
 
 const newBot = (token: string) => new Bot(token, { client: { apiRoot: e2e.apiRoot } });
 
@@ -184,14 +179,10 @@ describe("grammY 1.46 with client.apiRoot", () => {
     expect(maxInFlight).toBeGreaterThan(1);
     await until("the log to be confirmed", async () => (await pending(b.token)) === 0);
 
+    // stop() resolves once the runner's in-flight handlers are done: nothing runs after it.
     await handle.stop();
     expect(handle.isRunning()).toBe(false);
-    await new Promise((r) => setTimeout(r, 200));
     expect(seen.size).toBe(ids.length);
     expect(await pending(b.token)).toBe(0);
-  });
-
-  it("left no error in any service's log", () => {
-    expect(e2e.errorLines).toEqual([]);
   });
 });

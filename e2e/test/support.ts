@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { botClient, eventually, metric, startLocalStack, userMessage, type Platform, type ProcessStack } from "@starpost/testkit";
 
 /**
@@ -43,6 +44,28 @@ export async function startE2E(): Promise<E2E> {
     },
     close: () => local.stop(),
   };
+}
+
+/**
+ * For a test file: its stack, started before its tests and stopped after them. After each test the
+ * test's cleanups run and no service may have logged an error during it; after the last test, once
+ * every process has exited, no late error line either. The object is filled in before the tests run.
+ */
+export function useE2E(): E2E {
+  const e2e = {} as E2E;
+  beforeAll(async () => {
+    Object.assign(e2e, await startE2E());
+  });
+  afterEach(async () => {
+    await runCleanups();
+    expect(e2e.errorLines.splice(0)).toEqual([]);
+  });
+  afterAll(async () => {
+    if (!e2e.close) return;
+    await e2e.close();
+    expect(e2e.errorLines).toEqual([]);
+  });
+  return e2e;
 }
 
 let nextUser = 7_000_000;
@@ -105,8 +128,14 @@ export const metricSum = (ports: number[], name: string, label = "") => metric(p
 export const portsOf = (e2e: E2E, service: string) => e2e.stack.processes.filter((p) => p.service === service).map((p) => p.port);
 
 /** A library's webhook handler served by a real node:http server on 127.0.0.1. */
-export async function serve(listener: RequestListener) {
-  const server = createServer(listener);
+export async function serve(listener: (...args: Parameters<RequestListener>) => unknown) {
+  // A library's handler may be async: a rejection answers 500 instead of going unhandled.
+  const server = createServer((req, res) => {
+    Promise.resolve(listener(req, res)).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(err));
+    });
+  });
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);

@@ -29,7 +29,7 @@ export function registerPlatformApi(app: FastifyInstance, deps: { services: Serv
       method: route.method,
       url: `/platform/v1${route.url}`,
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
-        if (!authorized(req.headers.authorization)) return sendError(reply, Errors.platformUnauthorized());
+        if (!authorized(req.headers.authorization)) return sendError(reply, Errors.unauthorized());
         // The query string goes along (history reads and the request log take theirs).
         const path = req.url.slice("/platform/v1".length);
         const body = req.body === undefined ? undefined : JSON.stringify(req.body);
