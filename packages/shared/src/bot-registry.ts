@@ -19,7 +19,8 @@ export const newSecret = () => randomBytes(26).toString("base64url").slice(0, 35
 export type TokenCheck =
   | { outcome: "malformed" }
   | { outcome: "unknown" }
-  | { outcome: "ok"; bot: BotRecord };
+  /** hasFaults: scripted faults wait for this bot's calls (the gateway then looks them up). */
+  | { outcome: "ok"; bot: BotRecord; hasFaults: boolean };
 
 /** Token shape the official server accepts: `<positive id>:<secret>`, at most 80 chars, no `/`. */
 export function parseToken(token: string): { id: string } | undefined {
@@ -34,9 +35,9 @@ export function parseToken(token: string): { id: string } | undefined {
 export async function checkToken(redis: Redis, token: string): Promise<TokenCheck> {
   const parsed = parseToken(token);
   if (!parsed) return { outcome: "malformed" };
-  const [hash, username, firstName] = await redis.hmget(keys.bot(parsed.id), "token_hash", "username", "first_name");
+  const [hash, username, firstName, faults] = await redis.hmget(keys.bot(parsed.id), "token_hash", "username", "first_name", "faults");
   if (!hash || hash !== hashToken(token)) return { outcome: "unknown" };
-  return { outcome: "ok", bot: { id: parsed.id, username: username!, first_name: firstName! } };
+  return { outcome: "ok", bot: { id: parsed.id, username: username!, first_name: firstName! }, hasFaults: faults !== null };
 }
 
 export async function getBot(redis: Redis, botId: string): Promise<BotRecord | undefined> {

@@ -127,6 +127,36 @@ export const Errors = {
   userNotFound: () => bad("user not found"),
   userIdInvalid: () => bad("invalid user_id specified"),
   invoiceMessageNotFound: () => bad("invoice message not found"),
+
+  // Messages (sendMessage, edits, deleteMessage)
+  messageTextEmpty: () => bad("message text is empty"),
+  messageTooLong: () => bad("message is too long"),
+  cantParseEntities: (why: string) => bad(`can't parse entities: ${why}`),
+  entitiesJson: () => bad("can't parse entities JSON object"),
+  parseModeUnsupported: () => bad("unsupported parse_mode"),
+  buttonDataInvalid: () => bad("BUTTON_DATA_INVALID"),
+  messageChatTypeUnsupported: () => bad("messages can be sent only to private chats and channels"),
+  messageNotModified: () =>
+    bad("message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"),
+  messageToEditNotFound: () => bad("message to edit not found"),
+  messageCantBeEdited: () => bad("message can't be edited"),
+  noTextToEdit: () => bad("there is no text in the message to edit"),
+  messageToDeleteNotFound: () => bad("message to delete not found"),
+  messageIdInvalid: () => bad("message identifier is not specified"),
+  inlineMessagesUnsupported: () => bad("inline messages are not supported by starpost"),
+
+  // The user's side and scripted faults (platform API)
+  platformChatUnknown: (chatId: string) => bad(`chat ${chatId} is not known to this bot`),
+  platformFromRequired: () => bad("from is required for a chat that is not private"),
+  platformMessageUnknown: (messageId: string) => bad(`message ${messageId} is not in this chat`),
+  platformNotBotMessage: (messageId: string) => bad(`message ${messageId} was not sent by the bot`),
+  platformButtonUnknown: (data: string) => bad(`message has no button with callback_data "${data}"`),
+  platformParamInvalid: (why: string) => bad(why),
+  faultMethodUnknown: (method: string) => bad(`unknown method "${method}"`),
+  botBlocked: () => new BotApiError({ error_code: 403, description: "Forbidden: bot was blocked by the user" }),
+  /** a scripted fault (POST /platform/v1/bots/:botId/faults): code and text are the caller's. */
+  injected: (errorCode: number, description: string, retryAfter?: number) =>
+    new BotApiError({ error_code: errorCode, description, ...(retryAfter !== undefined ? { parameters: { retry_after: retryAfter } } : {}) }),
 } as const;
 
 export type ErrorName = keyof typeof Errors;

@@ -10,6 +10,7 @@ import {
   SendInvoiceParams,
 } from "./params/invoices.ts";
 import { GetUpdatesParams } from "./params/get-updates.ts";
+import { DeleteMessageParams, EditMessageReplyMarkupParams, EditMessageTextParams, SendMessageParams } from "./params/messages.ts";
 import { DeleteWebhookParams, GetWebhookInfoParams, SetWebhookParams } from "./params/webhook.ts";
 
 export type ServiceName = "gateway" | "invoices" | "updates";
@@ -40,7 +41,6 @@ export const METHODS = {
   setWebhook: { service: "updates", params: SetWebhookParams, summary: "http or https on any port, secret_token, max_connections 1..100, allowed_updates, drop_pending_updates, ip_address; SSRF guard (docs/webhooks.md)", webhookReply: false },
   deleteWebhook: { service: "updates", params: DeleteWebhookParams, summary: "removes the webhook so getUpdates works again; drop_pending_updates", webhookReply: false },
   getWebhookInfo: { service: "updates", params: GetWebhookInfoParams, summary: "url, pending_update_count, last error, max_connections, ip_address, allowed_updates", webhookReply: false },
-  answerCallbackQuery: { service: "updates", params: AnswerCallbackQueryParams, summary: "true for a callback_query_id; lets bots (and webhook replies) acknowledge button presses" },
 
   sendInvoice: { service: "invoices", params: SendInvoiceParams, summary: "an invoice in XTR to a private chat or channel; the Message (docs/invoices.md)" },
   createInvoiceLink: { service: "invoices", params: CreateInvoiceLinkParams, summary: "the same product checks; a link string (subscription_period only 2592000)" },
@@ -48,6 +48,12 @@ export const METHODS = {
   refundStarPayment: { service: "invoices", params: RefundStarPaymentParams, summary: "refunds a charge once; appends refunded_payment" },
   getStarTransactions: { service: "invoices", params: GetStarTransactionsParams, summary: "the Star ledger, oldest first, offset and limit 1..100", webhookReply: false },
   getMyStarBalance: { service: "invoices", params: GetMyStarBalanceParams, summary: "the bot's Star balance", webhookReply: false },
+
+  sendMessage: { service: "invoices", params: SendMessageParams, summary: "a text (1-4096 characters after parse_mode HTML/MarkdownV2/Markdown or explicit entities) to a private chat or channel, with an inline keyboard; the Message (docs/messages.md)" },
+  editMessageText: { service: "invoices", params: EditMessageTextParams, summary: "the bot's own text message: new text, entities and markup; the edited Message" },
+  editMessageReplyMarkup: { service: "invoices", params: EditMessageReplyMarkupParams, summary: "the bot's own message: new (or no) inline keyboard; the edited Message" },
+  deleteMessage: { service: "invoices", params: DeleteMessageParams, summary: "deletes a message of the chat's history; true" },
+  answerCallbackQuery: { service: "invoices", params: AnswerCallbackQueryParams, summary: "answers a button press once; the platform's press call can wait for the answer (text, show_alert, url)" },
 } as const satisfies Record<string, MethodSpec>;
 
 export type MethodName = keyof typeof METHODS;

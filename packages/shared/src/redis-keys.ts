@@ -49,10 +49,27 @@ export const keys = {
   /** String with TTL: set when a 409 was sent, to space repeated conflicts. */
   lastConflict: (botId: string | number) => `${PREFIX}:last-conflict:${tag(botId)}`,
 
-  /** Hash: chat id -> last message_id in that chat. */
+  /** Hash: chat id -> last message_id in that chat (gap-free: the user's, the bot's and service messages share it). */
   messageSeq: (botId: string | number) => `${PREFIX}:msg-seq:${tag(botId)}`,
-  /** Hash: `<chat id>:<message id>` -> stored Message JSON (invoices the bot sent). */
+  /**
+   * Hash: `<chat id>:<message id>` -> Message JSON. The chats' histories: the bot's messages
+   * (current text and markup; deleted ones gone), the user's and service messages. A chat's
+   * history is read in message_id order, 1..messageSeq.
+   */
   messages: (botId: string | number) => `${PREFIX}:messages:${tag(botId)}`,
+  /** Pub/sub channel: `<bot id>:<chat id>` is published when the bot sends a message to a chat. */
+  chatWakeChannel: () => `${PREFIX}:chat-wake`,
+  /** String with TTL: the bot's answerCallbackQuery for a press, as JSON `{text, show_alert, url}`. */
+  callbackAnswer: (botId: string | number, queryId: string) => `${PREFIX}:cbq:${tag(botId)}:${queryId}`,
+  /** Pub/sub channel: `<bot id>:<query id>` is published when a callback query is answered. */
+  callbackAnswerChannel: () => `${PREFIX}:cbq-answered`,
+
+  /** Hash: fault id -> fault rule JSON (scripted errors and delays for the bot's next calls). */
+  faults: (botId: string | number) => `${PREFIX}:faults:${tag(botId)}`,
+  /** String counter: the last fault id. */
+  faultSeq: (botId: string | number) => `${PREFIX}:fault-seq:${tag(botId)}`,
+  /** List of request log entries (JSON), oldest first, trimmed to the newest few. */
+  requestLog: (botId: string | number) => `${PREFIX}:requests:${tag(botId)}`,
   /** Hash: `<chat id>:<message id>` -> the invoice behind an invoice message (payload, amount). */
   invoices: (botId: string | number) => `${PREFIX}:invoices:${tag(botId)}`,
   /** Hash per pre-checkout query (state, deadline, the credit it makes when paid), with TTL. */
@@ -71,5 +88,36 @@ export const keys = {
   /** BullMQ prefix; the hash tag keeps every queue key in one slot. */
   queuePrefix: () => `{${PREFIX}:q}`,
 } as const;
+
+/**
+ * Every fixed per-bot key, for deleting a bot in one step. Keys with a TTL and a second id
+ * (pre-checkout queries, callback answers) are left to expire: nothing can reach them once the
+ * bot's token is gone.
+ */
+export function botKeys(botId: string | number): string[] {
+  return [
+    keys.bot(botId),
+    keys.chats(botId),
+    keys.chatUsernames(botId),
+    keys.users(botId),
+    keys.updateLog(botId),
+    keys.updateSeq(botId),
+    keys.allowedUpdates(botId),
+    keys.webhook(botId),
+    keys.webhookStatus(botId),
+    keys.webhookSetLimit(botId),
+    keys.pollOwner(botId),
+    keys.lastConflict(botId),
+    keys.messageSeq(botId),
+    keys.messages(botId),
+    keys.invoices(botId),
+    keys.charges(botId),
+    keys.starLedger(botId),
+    keys.starBalance(botId),
+    keys.faults(botId),
+    keys.faultSeq(botId),
+    keys.requestLog(botId),
+  ];
+}
 
 export const DELIVERY_QUEUE = "webhook-delivery";

@@ -7,9 +7,26 @@ import { updateKind } from "./update-kinds.ts";
 export const MAX_PENDING_UPDATES = 100_000;
 
 export type DropReason = "not_allowed" | "too_many_pending" | "unknown_kind";
-export type AppendOutcome =
+export type AppendOutcome = (
   | { outcome: "appended"; update_id: number; webhook: boolean }
-  | { outcome: "dropped"; reason: DropReason };
+  | { outcome: "dropped"; reason: DropReason }
+) & { /** set when the update's message was recorded in its chat's history. */ message_id?: number };
+
+/**
+ * Records an update's message in its chat's history (`keys.messages`) in the same step:
+ * `messageId` given: stored as is; absent: the chat's next message_id is taken and put in front
+ * of the payload's keys.
+ */
+export interface HistoryEntry {
+  chatId: number | string;
+  messageId?: number;
+}
+
+export interface NewUpdate {
+  kind: string;
+  payload: unknown;
+  history?: HistoryEntry;
+}
 
 /** Chats and users met in pushed payloads, registered in the same step as the append. */
 export interface Parties {
@@ -25,7 +42,7 @@ export interface Parties {
 export async function appendUpdates(
   redis: Redis,
   botId: string,
-  updates: { kind: string; payload: unknown }[],
+  updates: NewUpdate[],
   parties: Parties = { chats: [], users: [] },
   now = Date.now(),
 ): Promise<AppendOutcome[] | undefined> {
@@ -37,6 +54,7 @@ export async function appendUpdates(
     const kind = known[n];
     if (!kind || !kind.produced) return;
     args.push(kind.name, kind.optIn ? "1" : "0", kind.queueKey(u.payload as Record<string, unknown>), now + kind.lifetime * 1000, JSON.stringify(u.payload));
+    args.push(u.history ? String(u.history.chatId) : "", u.history?.messageId ?? "");
   });
   const reply = await redis.spAppendUpdates(
     keys.bot(botId),
@@ -47,21 +65,33 @@ export async function appendUpdates(
     keys.chats(botId),
     keys.chatUsernames(botId),
     keys.users(botId),
+    keys.messageSeq(botId),
+    keys.messages(botId),
     ...args,
   );
   if (reply[0] === -1) return undefined;
   const webhook = reply[0] === 1;
   let r = 1;
-  return known.map((kind): AppendOutcome => {
+  return known.map((kind, n): AppendOutcome => {
     if (!kind || !kind.produced) return { outcome: "dropped", reason: "unknown_kind" };
     const v = reply[r++]!;
-    return typeof v === "number" ? { outcome: "appended", update_id: v, webhook } : { outcome: "dropped", reason: v as DropReason };
+    const out: AppendOutcome =
+      typeof v === "number" ? { outcome: "appended", update_id: v, webhook } : { outcome: "dropped", reason: v as DropReason };
+    if (updates[n]!.history) out.message_id = reply[r++] as number;
+    return out;
   });
 }
 
-/** Appends one update to an existing bot's log (payments, refunds). */
-export async function appendUpdate(redis: Redis, botId: string, kind: string, payload: unknown, now = Date.now()): Promise<AppendOutcome> {
-  const [outcome] = (await appendUpdates(redis, botId, [{ kind, payload }], undefined, now)) ?? [];
+/** Appends one update to an existing bot's log (payments, refunds), recording its message in a history when given. */
+export async function appendUpdate(
+  redis: Redis,
+  botId: string,
+  kind: string,
+  payload: unknown,
+  now = Date.now(),
+  history?: HistoryEntry,
+): Promise<AppendOutcome> {
+  const [outcome] = (await appendUpdates(redis, botId, [{ kind, payload, history }], undefined, now)) ?? [];
   return outcome ?? { outcome: "dropped", reason: "unknown_kind" };
 }
 

@@ -12,6 +12,7 @@ import {
 } from "@starpost/shared";
 import { BODY_LIMIT, MAX_HEADER_SIZE, registerBodyParsers } from "./routes/body.ts";
 import { registerBotApi } from "./routes/bot-api.ts";
+import { registerRequestLog } from "./routes/bot-calls.ts";
 import { registerPlatformApi } from "./routes/platform.ts";
 
 export interface GatewayDeps {
@@ -38,6 +39,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       (await deps.services.ping("invoices")),
   });
   registerPlatformApi(app, { services: deps.services, platformToken: deps.platformToken });
+  registerRequestLog(app, deps.redis, deps.logger);
   registerBotApi(app, { redis: deps.redis, services: deps.services });
 
   return app;

@@ -16,6 +16,7 @@ import { BotUsers } from "./domain/bot-users.ts";
 import type { InvoiceDomain } from "./domain/deps.ts";
 import { invoiceHandlers } from "./handlers.ts";
 import { defineInvoiceScripts } from "./lua/index.ts";
+import { registerChatRoutes } from "./routes/chats.ts";
 import { registerPaymentRoute } from "./routes/payments.ts";
 
 /** Telegram gives a bot 10 s to answer a pre-checkout query. */
@@ -34,14 +35,21 @@ export interface InvoicesDeps {
   preCheckoutAnswerMs?: number;
 }
 
-/** Builds the invoices service: sendInvoice, the payment state machine, the Star ledger. */
+/**
+ * Builds the invoices service: sendInvoice, the payment state machine, the Star ledger, and the
+ * chat messages around them (sendMessage, edits, button answers, the user's side of a chat).
+ */
 export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   const app = createHttpServer(deps.logger, { bodyLimit: 2 * 1024 * 1024 });
   const registry = deps.registry ?? new Registry();
   defineInvoiceScripts(deps.redis);
   const waiters = new AnswerWaiters(deps.subscriber, keys.preCheckoutChannel());
-  await waiters.start();
+  const chatWaiters = new AnswerWaiters(deps.subscriber, keys.chatWakeChannel());
+  const callbackWaiters = new AnswerWaiters(deps.subscriber, keys.callbackAnswerChannel());
+  await Promise.all([waiters.start(), chatWaiters.start(), callbackWaiters.start()]);
   registry.gauge("starpost_payments_waiting", "Payments waiting for the bot's pre-checkout answer", () => waiters.size);
+  registry.gauge("starpost_history_reads_waiting", "Chat history reads held until the bot's next message", () => chatWaiters.size);
+  registry.gauge("starpost_presses_waiting", "Button presses waiting for the bot's callback answer", () => callbackWaiters.size);
   const payments = registry.counter("starpost_payments_total", "Payments by final status (paid, declined, expired)");
 
   const domain: InvoiceDomain = {
@@ -49,6 +57,8 @@ export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
     deliveryQueue: deps.deliveryQueue,
     bots: new BotUsers(deps.redis),
     waiters,
+    chatWaiters,
+    callbackWaiters,
     answerTimeoutMs: deps.preCheckoutAnswerMs ?? PRE_CHECKOUT_ANSWER_MS,
     onPayment: (status) => payments.inc({ status }),
   };
@@ -57,7 +67,10 @@ export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   registerOps(app, { registry, ready: async () => (await deps.redis.ping()) === "PONG" });
   registerMethodRoute(app, invoiceHandlers(domain));
   registerPaymentRoute(app, domain);
-  // Waiting payments end (as expired) before the server waits for in-flight requests.
-  app.addHook("preClose", () => waiters.close());
+  registerChatRoutes(app, domain);
+  // Waiting payments end (as expired), presses and history reads answer, before the server waits for in-flight requests.
+  app.addHook("preClose", async () => {
+    await Promise.all([waiters.close(), chatWaiters.close(), callbackWaiters.close()]);
+  });
   return app;
 }

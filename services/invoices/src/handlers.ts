@@ -5,8 +5,11 @@ import { getMyStarBalance, getStarTransactions } from "./domain/ledger.ts";
 import { answerPreCheckoutQuery } from "./domain/payments.ts";
 import { refundStarPayment } from "./domain/refunds.ts";
 import { sendInvoice } from "./domain/send-invoice.ts";
+import { answerCallbackQuery } from "./messages/callback-answers.ts";
+import { deleteMessage, editMessageReplyMarkup, editMessageText } from "./messages/edit-message.ts";
+import { sendMessage } from "./messages/send-message.ts";
 
-/** The Bot API methods this service owns (the method table's `invoices` rows). */
+/** The Bot API methods this service owns (the method table's `invoices` rows): Stars and the messages around them. */
 export function invoiceHandlers(d: InvoiceDomain): MethodHandlers {
   return {
     sendInvoice: ({ botId, params }) => sendInvoice(d, botId, params),
@@ -15,5 +18,10 @@ export function invoiceHandlers(d: InvoiceDomain): MethodHandlers {
     refundStarPayment: ({ botId, params }) => refundStarPayment(d, botId, params),
     getStarTransactions: ({ botId, params }) => getStarTransactions(d, botId, params),
     getMyStarBalance: ({ botId }) => getMyStarBalance(d, botId),
+    sendMessage: ({ botId, params }) => sendMessage(d, botId, params),
+    editMessageText: ({ botId, params }) => editMessageText(d, botId, params),
+    editMessageReplyMarkup: ({ botId, params }) => editMessageReplyMarkup(d, botId, params),
+    deleteMessage: ({ botId, params }) => deleteMessage(d, botId, params),
+    answerCallbackQuery: ({ botId, params }) => answerCallbackQuery(d, botId, params),
   };
 }

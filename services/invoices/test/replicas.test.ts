@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "@starpost/invoices";
 import { createDeliveryQueue, createRedis, type Redis } from "@starpost/shared";
-import { botClient, http, startStack, type TestStack } from "@starpost/testkit";
+import { botClient, eventually, http, metric, startStack, type TestStack } from "@starpost/testkit";
 import { waitForUpdate } from "./helpers.ts";
 
 // The stack's internal token (packages/testkit/src/stack.ts).
@@ -71,4 +71,29 @@ it("a payment waiting on one replica is woken by an answer on another, at once",
 it("answers internal calls only with the internal token", async () => {
   const r = await http(replicaUrl, "POST", "/internal/call/getMyStarBalance", { body: { botId: "1", params: {} } });
   expect(r.body).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
+});
+
+it("a history read and a button press held on one replica are woken by the bot's calls on another", async () => {
+  const bot = await stack.platform.createBot();
+  await stack.platform.putChat(bot.id, { id: 602, type: "private", first_name: "Di" });
+  const call = botClient(stack.gatewayUrl, bot.token);
+
+  // The read is held by the second replica; the bot's message lands on the stack's.
+  const started = Date.now();
+  const reading = http(replicaUrl, "GET", `/internal/platform/bots/${bot.id}/chats/602/messages?wait_ms=20000`, { headers: internal });
+  await eventually(async () => (await metric(replicaUrl, "starpost_history_reads_waiting")) === 1, 10_000, "the read to be held");
+  const sent = (await call("sendMessage", { chat_id: 602, text: "Pick", reply_markup: { inline_keyboard: [[{ text: "A", callback_data: "a" }]] } })).body.result;
+  expect((await reading).body.result.messages).toEqual([sent]);
+
+  // The press waits on the second replica; the answer goes through the gateway to the stack's.
+  const pressing = http(replicaUrl, "POST", `/internal/platform/bots/${bot.id}/chats/602/callback_queries`, {
+    body: { message_id: sent.message_id, data: "a", wait_answer_ms: 15_000 },
+    headers: internal,
+  });
+  const query = await waitForUpdate(stack, bot.id, (u) => u.callback_query);
+  expect(await metric(replicaUrl, "starpost_presses_waiting")).toBe(1);
+  await call("answerCallbackQuery", { callback_query_id: query.callback_query.id, text: "ok" });
+  expect((await pressing).body.result.answer).toEqual({ text: "ok", show_alert: false, url: "" });
+  // Well before the waits' limits: the wake-ups crossed replicas through pub/sub.
+  expect(Date.now() - started).toBeLessThan(10_000);
 });

@@ -11,7 +11,6 @@ import {
   type DrainJob,
   type Logger,
 } from "@starpost/shared";
-import { callbackHandlers } from "./callbacks/handlers.ts";
 import { registerPlatformRoutes } from "./platform/routes.ts";
 import { pollingHandlers } from "./polling/handlers.ts";
 import { PollHub } from "./polling/poll-hub.ts";
@@ -49,7 +48,6 @@ export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
   const polling = pollingHandlers(deps.redis, polls);
   registerMethodRoute(app, {
     ...polling,
-    ...callbackHandlers(),
     ...webhookHandlers({
       redis: deps.redis,
       deliveryQueue: deps.deliveryQueue,

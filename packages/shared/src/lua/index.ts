@@ -1,12 +1,17 @@
 import { readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
+import { botKeys } from "../redis-keys.ts";
 
 /** starpost's Lua commands, each defined once per client with defineCommand. */
 const SCRIPTS = {
-  spAppendUpdates: { file: "append-updates.lua", keys: 8 },
+  spAppendUpdates: { file: "append-updates.lua", keys: 10 },
   spPollUpdates: { file: "poll-updates.lua", keys: 4 },
   spReleasePoll: { file: "release-poll.lua", keys: 1 },
   spRecordWebhookFailure: { file: "record-webhook-failure.lua", keys: 2 },
+  spAddFault: { file: "add-fault.lua", keys: 3 },
+  spTakeFault: { file: "take-fault.lua", keys: 2 },
+  spRecordRequest: { file: "record-request.lua", keys: 2 },
+  spDeleteBot: { file: "delete-bot.lua", keys: botKeys(0).length },
 } as const;
 
 type Arg = string | number;
@@ -17,6 +22,10 @@ declare module "ioredis" {
     spPollUpdates(...args: Arg[]): Promise<string[]>;
     spReleasePoll(...args: Arg[]): Promise<number>;
     spRecordWebhookFailure(...args: Arg[]): Promise<number>;
+    spAddFault(...args: Arg[]): Promise<number>;
+    spTakeFault(...args: Arg[]): Promise<string | null>;
+    spRecordRequest(...args: Arg[]): Promise<number>;
+    spDeleteBot(...args: Arg[]): Promise<string | null>;
   }
 }
 

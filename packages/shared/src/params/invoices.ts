@@ -49,7 +49,7 @@ const pricesParam = () =>
  * A JSON-serialized parameter kept as its parsed value (or INVALID_JSON) for a later ordered
  * check; empty or a JSON `null` counts as absent.
  */
-const rawJson = () =>
+export const rawJson = () =>
   z.preprocess((v) => {
     const parsed = v === "" ? undefined : fromJson(v);
     return parsed === null ? undefined : parsed;
@@ -146,22 +146,32 @@ export interface InlineKeyboardMarkup {
   inline_keyboard: Record<string, unknown>[][];
 }
 
-/** reply_markup of an invoice: empty means the default Pay button; otherwise it must start with one. */
-function checkInvoiceMarkup(raw: unknown): InlineKeyboardMarkup | undefined | BotApiError {
+const MAX_CALLBACK_DATA_BYTES = 64;
+
+/** An inline keyboard (any buttons); other reply markups (reply keyboards) are accepted and not shown. */
+export function checkInlineKeyboard(raw: unknown): InlineKeyboardMarkup | undefined | BotApiError {
   if (raw === undefined) return undefined;
   if (raw === INVALID_JSON || typeof raw !== "object" || raw === null || Array.isArray(raw)) return Errors.replyMarkupJson();
   const rows = (raw as Record<string, unknown>).inline_keyboard;
   if (rows === undefined) return undefined;
   if (!Array.isArray(rows) || !rows.every((r) => Array.isArray(r))) return Errors.replyMarkupJson();
   const keyboard = (rows as unknown[][]).filter((r) => r.length > 0);
-  if (keyboard.length === 0) return undefined;
   for (const row of keyboard) {
     for (const b of row) {
       if (typeof b !== "object" || b === null || typeof (b as Record<string, unknown>).text !== "string") return Errors.replyMarkupJson();
+      const data = (b as Record<string, unknown>).callback_data;
+      if (data !== undefined && (typeof data !== "string" || Buffer.byteLength(data) > MAX_CALLBACK_DATA_BYTES)) return Errors.buttonDataInvalid();
     }
   }
-  if ((keyboard[0]![0] as Record<string, unknown>).pay !== true) return Errors.replyMarkupInvalid();
-  return { inline_keyboard: keyboard as Record<string, unknown>[][] };
+  return keyboard.length === 0 ? undefined : { inline_keyboard: keyboard as Record<string, unknown>[][] };
+}
+
+/** reply_markup of an invoice: empty means the default Pay button; otherwise it must start with one. */
+function checkInvoiceMarkup(raw: unknown): InlineKeyboardMarkup | undefined | BotApiError {
+  const markup = checkInlineKeyboard(raw);
+  if (markup === undefined || isError(markup)) return markup;
+  if (markup.inline_keyboard[0]![0]!.pay !== true) return Errors.replyMarkupInvalid();
+  return markup;
 }
 
 export interface ReplyParameters {
@@ -170,7 +180,7 @@ export interface ReplyParameters {
   allow_sending_without_reply: boolean;
 }
 
-function checkReplyParameters(raw: unknown): ReplyParameters | undefined | BotApiError {
+export function checkReplyParameters(raw: unknown): ReplyParameters | undefined | BotApiError {
   if (raw === undefined) return undefined;
   if (raw === INVALID_JSON || typeof raw !== "object" || raw === null || Array.isArray(raw)) return Errors.replyParametersJson();
   const r = raw as Record<string, unknown>;
@@ -182,28 +192,35 @@ function checkReplyParameters(raw: unknown): ReplyParameters | undefined | BotAp
 }
 
 /** Adds the error as the only issue; the route answers it as is (it starts with "Bad Request: "). */
-function fail(ctx: z.RefinementCtx, err: BotApiError): never {
+export function fail(ctx: z.RefinementCtx, err: BotApiError): never {
   ctx.addIssue({ code: "custom", message: err.description });
   return z.NEVER;
 }
-const isError = (v: unknown): v is BotApiError => typeof v === "object" && v !== null && "error_code" in v;
+export const isError = (v: unknown): v is BotApiError => typeof v === "object" && v !== null && "error_code" in v;
+
+/** A chat as given: an id, an @username, or anything else (which no chat has). */
+export const chatIdParam = optionalString;
+
+/** Where and how a message is sent (sendInvoice, sendMessage). */
+export const sendingShape = {
+  chat_id: chatIdParam(),
+  reply_markup: rawJson(),
+  reply_parameters: rawJson(),
+  disable_notification: boolParam(),
+  protect_content: boolParam(),
+  // Accepted and without effect in starpost (spec 4.1, rule 3).
+  message_thread_id: looseInt(),
+  direct_messages_topic_id: looseInt(),
+  allow_paid_broadcast: boolParam(),
+  message_effect_id: optionalString(),
+  suggested_post_parameters: rawJson(),
+};
 
 export const SendInvoiceParams = z
   .object({
     ...productShape,
-    // As given: an id, an @username, or anything else (which no chat has).
-    chat_id: optionalString(),
+    ...sendingShape,
     start_parameter: optionalString(),
-    reply_markup: rawJson(),
-    reply_parameters: rawJson(),
-    disable_notification: boolParam(),
-    protect_content: boolParam(),
-    // Accepted and without effect in starpost (spec 4.1, rule 3).
-    message_thread_id: looseInt(),
-    direct_messages_topic_id: looseInt(),
-    allow_paid_broadcast: boolParam(),
-    message_effect_id: optionalString(),
-    suggested_post_parameters: rawJson(),
   })
   .transform((p, ctx) => {
     const product = checkProduct(p);

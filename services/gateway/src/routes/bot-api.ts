@@ -18,6 +18,7 @@ import {
   type ServiceClient,
 } from "@starpost/shared";
 import { readBotParams } from "./body.ts";
+import { applyFault, noteBotCall } from "./bot-calls.ts";
 
 export interface BotApiDeps {
   redis: Redis;
@@ -55,9 +56,15 @@ export function registerBotApi(app: FastifyInstance, { redis, services }: BotApi
     if (auth.outcome === "malformed") return sendError(reply, Errors.invalidToken());
     if (auth.outcome === "unknown") return sendError(reply, Errors.unauthorized());
     const method = findMethod(match[2]!);
-    if (!method) return sendError(reply, Errors.methodNotFound());
+    if (!method) {
+      // Logged too: a test sees which unsupported method its bot tried.
+      noteBotCall(req, { botId: auth.bot.id, method: match[2]!, params: {} });
+      return sendError(reply, Errors.methodNotFound());
+    }
 
     const params = await readBotParams(req);
+    noteBotCall(req, { botId: auth.bot.id, method, params });
+    if (auth.hasFaults && (await applyFault(redis, req, reply, abortOnClose(reply)))) return reply;
     const spec = METHODS[method];
     if (spec.service === "gateway") {
       const parsed = parseParams(method, params);

@@ -10,6 +10,10 @@ export interface InvoiceDomain {
   deliveryQueue: Queue<DrainJob>;
   bots: BotUsers;
   waiters: AnswerWaiters;
+  /** history reads waiting for the bot's next message in a chat (`<bot id>:<chat id>`). */
+  chatWaiters: AnswerWaiters;
+  /** button presses waiting for the bot's answerCallbackQuery (`<bot id>:<query id>`). */
+  callbackWaiters: AnswerWaiters;
   /** how long a payment waits for answerPreCheckoutQuery (10 s, as in Telegram). */
   answerTimeoutMs: number;
   /** counts payments by final status. */

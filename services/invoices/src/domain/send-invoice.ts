@@ -1,4 +1,5 @@
-import { Errors, failure, keys, RawJson, success, type MethodOutcome, type ParamsOf } from "@starpost/shared";
+import { Errors, type MethodOutcome, type ParamsOf } from "@starpost/shared";
+import { sendBotMessage } from "./bot-message.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
 /** What a payment needs to know about an invoice message (never shown to users). */
@@ -28,36 +29,13 @@ function messageTail(p: ParamsOf<"sendInvoice">): string {
   return `${tail}}`;
 }
 
-/** sendInvoice after the parameter checks: the chat step, then one atomic store (Lua). */
-export async function sendInvoice(d: InvoiceDomain, botId: string, p: ParamsOf<"sendInvoice">): Promise<MethodOutcome> {
-  if (p.chat_id === "") return failure(Errors.chatIdEmpty());
-  const botJson = await d.bots.json(botId);
-  if (botJson === undefined) return failure(Errors.unauthorized());
+/** sendInvoice after the parameter checks: the message and its invoice in one atomic store (Lua). */
+export function sendInvoice(d: InvoiceDomain, botId: string, p: ParamsOf<"sendInvoice">): Promise<MethodOutcome> {
   const record: InvoiceRecord = {
     payload: p.product.payload,
     currency: p.product.currency,
     total_amount: p.product.total_amount,
     title: p.product.title,
   };
-  const reply = p.reply_parameters;
-  const [status, , message] = await d.redis.spSendInvoice(
-    keys.chats(botId),
-    keys.chatUsernames(botId),
-    keys.messageSeq(botId),
-    keys.messages(botId),
-    keys.invoices(botId),
-    p.chat_id,
-    botJson,
-    Math.floor(Date.now() / 1000),
-    messageTail(p),
-    JSON.stringify(record),
-    reply ? reply.message_id : "",
-    reply?.chat_id ?? "",
-    reply?.allow_sending_without_reply ? "1" : "0",
-  );
-  if (status === "chat_not_found") return failure(Errors.chatNotFound());
-  if (status === "chat_type") return failure(Errors.chatTypeUnsupported());
-  if (status === "reply_not_found") return failure(Errors.replyNotFound());
-  // The Message JSON was assembled in key order by the Lua step; it goes out as is.
-  return success(new RawJson(message!));
+  return sendBotMessage(d, botId, p, { tail: messageTail(p), record: JSON.stringify(record), chatTypeError: Errors.chatTypeUnsupported() });
 }

@@ -7,6 +7,7 @@ const SCRIPTS = {
   spAnswerPreCheckout: { file: "answer-pre-checkout.lua", keys: 5 },
   spSettlePreCheckout: { file: "settle-pre-checkout.lua", keys: 1 },
   spRefundStarPayment: { file: "refund-star-payment.lua", keys: 4 },
+  spReplaceMessage: { file: "replace-message.lua", keys: 1 },
 } as const;
 
 type Arg = string | number;
@@ -17,6 +18,7 @@ declare module "ioredis" {
     spAnswerPreCheckout(...args: Arg[]): Promise<(string | number)[]>;
     spSettlePreCheckout(...args: Arg[]): Promise<[string, string, string]>;
     spRefundStarPayment(...args: Arg[]): Promise<(string | number)[]>;
+    spReplaceMessage(...args: Arg[]): Promise<number>;
   }
 }
 

@@ -1,5 +1,5 @@
 --[[
-  Sends an invoice message: resolves the target chat, checks the replied message, assigns the
+  Sends an invoice message (or, with no invoice record, a text message): resolves the target chat, checks the replied message, assigns the
   chat's next message_id and stores the message and its invoice, all in one step so message ids
   stay gapless and unique under concurrent sends.
   KEYS[1] chats hash (id -> Chat JSON)      KEYS[2] chat usernames hash (lower name -> id)
@@ -7,9 +7,10 @@
   KEYS[5] invoices hash (<chat>:<msg> -> invoice record JSON)
   ARGV[1] chat_id as given (id or @username)   ARGV[2] the bot's User JSON
   ARGV[3] date (Unix s)                        ARGV[4] message tail JSON, from `,"invoice":` to the closing `}`
-  ARGV[5] invoice record JSON                  ARGV[6] replied message_id, "" for none
+  ARGV[5] invoice record JSON, "" for none     ARGV[6] replied message_id, "" for none
   ARGV[7] replied message's chat_id, "" for the target chat
   ARGV[8] "1" to send anyway when the replied message is missing
+  ARGV[9] chat wake channel                    ARGV[10] bot id (published as `<bot id>:<chat id>`)
   Returns { "ok", chat id, Message JSON } or { "chat_not_found" | "chat_type" | "reply_not_found" }.
 ]]
 local function resolve(given)
@@ -43,6 +44,7 @@ local head = '{"message_id":' .. message_id .. ',' .. sender .. ',"chat":' .. ch
 local field = chat_id .. ":" .. message_id
 -- Stored without reply_to_message: a replied-to message never carries its own reply.
 redis.call("HSET", KEYS[4], field, head .. ARGV[4])
-redis.call("HSET", KEYS[5], field, ARGV[5])
+if ARGV[5] ~= "" then redis.call("HSET", KEYS[5], field, ARGV[5]) end
+redis.call("PUBLISH", ARGV[9], ARGV[10] .. ":" .. chat_id)
 if replied then return { "ok", chat_id, head .. ',"reply_to_message":' .. replied .. ARGV[4] } end
 return { "ok", chat_id, head .. ARGV[4] }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import { ChatBody, CreateBotBody, Errors, failure, keys, parseWith, saveChat, sendError, sendOutcome, success } from "@starpost/shared";
+import { registerBotAdminRoutes } from "./bot-admin.ts";
 import { createBot, rotateToken } from "./bots.ts";
 import { ingestUpdates, type IngestDeps } from "./ingest.ts";
 
@@ -36,6 +37,8 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: IngestDeps & 
     await saveChat(redis, botId, chat);
     return sendOutcome(reply, success(chat));
   });
+
+  registerBotAdminRoutes(app, redis);
 
   app.post<BotParams>("/internal/platform/bots/:botId/updates", async (req, reply) => {
     if (!isId(req.params.botId)) return sendError(reply, Errors.botNotFound());

@@ -1,0 +1,175 @@
+import { transport, type Transport } from "./http.ts";
+import type { CallbackAnswer, Chat, Fault, FaultSpec, Message, PaymentResult, RequestLogEntry, User } from "./types.ts";
+
+export { StarpostError } from "./http.ts";
+export type * from "./types.ts";
+
+/** Longest single wait the server allows for a history read; longer timeouts read again. */
+const MAX_WAIT_MS = 30_000;
+
+let nextUserId = 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
+
+/**
+ * starpost's platform API for tests: create bots, play their users, read what the bots sent,
+ * script their failures. Every failed call throws a StarpostError with the envelope's
+ * error_code and description.
+ */
+export class Starpost {
+  private readonly http: Transport;
+  constructor(opts: { url: string; platformToken: string }) {
+    this.http = transport(opts.url, opts.platformToken);
+  }
+
+  /** Registers a bot; its token works at once against the Bot API root (the same url). */
+  async createBot(opts: { username: string; first_name?: string; token?: string }): Promise<StarpostBot> {
+    const bot = await this.http.request<User & { token: string; username: string }>("POST", "/bots", opts);
+    return new StarpostBot(this.http, bot);
+  }
+}
+
+export class StarpostBot {
+  readonly id: number;
+  readonly username: string;
+  readonly first_name: string;
+  readonly token: string;
+
+  constructor(
+    private readonly http: Transport,
+    info: { id: number; username: string; first_name: string; token: string },
+  ) {
+    this.id = info.id;
+    this.username = info.username;
+    this.first_name = info.first_name;
+    this.token = info.token;
+  }
+
+  /** A new user with a private chat with the bot (the chat id is the user's id). */
+  async privateChat(user: { first_name: string; last_name?: string; username?: string; id?: number }): Promise<StarpostChat> {
+    const id = user.id ?? nextUserId++;
+    const { id: _ignored, ...fields } = user;
+    const chat = await this.http.request<Chat>("PUT", `/bots/${this.id}/chats/${id}`, { type: "private", ...fields });
+    return new StarpostChat(this.http, this, chat, { id, is_bot: false, ...fields });
+  }
+
+  /** An existing chat of the bot (a channel the bot posts to, say) seen as `from`. */
+  chat(chat: Chat, from?: User): StarpostChat {
+    return new StarpostChat(this.http, this, chat, from);
+  }
+
+  /** Makes the bot's next `times` (default 1) calls of `method` ("*": any) fail or wait first. */
+  async failNext(method: string, fault: FaultSpec = { error_code: 500 }): Promise<number> {
+    return (await this.http.request<{ id: number }>("POST", `/bots/${this.id}/faults`, { method, ...fault })).id;
+  }
+
+  async faults(): Promise<Fault[]> {
+    return (await this.http.request<{ faults: Fault[] }>("GET", `/bots/${this.id}/faults`)).faults;
+  }
+
+  async clearFaults(): Promise<void> {
+    await this.http.request("DELETE", `/bots/${this.id}/faults`);
+  }
+
+  /** The bot's recent Bot API calls, newest last. */
+  async requests(opts: { limit?: number } = {}): Promise<RequestLogEntry[]> {
+    const query = opts.limit ? `?limit=${opts.limit}` : "";
+    return (await this.http.request<{ requests: RequestLogEntry[] }>("GET", `/bots/${this.id}/requests${query}`)).requests;
+  }
+
+  /** Pushes a hand-built Update (without update_id) for kinds the helpers here do not cover. */
+  async pushUpdate(update: Record<string, unknown>): Promise<{ update_id: number | null; dropped?: string }> {
+    return this.http.request("POST", `/bots/${this.id}/updates`, update);
+  }
+
+  /** Deletes the bot and all its data; its token fails at once. */
+  async delete(): Promise<void> {
+    await this.http.request("DELETE", `/bots/${this.id}`);
+  }
+}
+
+const isBotMessage = (m: Message, botId: number) => (m.from?.is_bot === true && m.from.id === botId) || m.sender_chat !== undefined;
+
+/** One chat of a bot, seen from the user's side. Remembers how far `nextBotMessage` has read. */
+export class StarpostChat {
+  /** messages up to this id have been seen by this object. */
+  private cursor = 0;
+
+  constructor(
+    private readonly http: Transport,
+    readonly bot: StarpostBot,
+    readonly chat: Chat,
+    readonly user?: User,
+  ) {}
+
+  get id(): number {
+    return this.chat.id;
+  }
+
+  private path(tail: string) {
+    return `/bots/${this.bot.id}/chats/${this.chat.id}/${tail}`;
+  }
+
+  /** The user sends a text (a /command gets its bot_command entity); the Message as the bot receives it. */
+  async send(text: string): Promise<Message> {
+    const res = await this.http.request<{ update_id: number | null; message: Message }>("POST", this.path("messages"), {
+      text,
+      ...(this.user ? { from: this.user } : {}),
+    });
+    this.cursor = Math.max(this.cursor, res.message.message_id);
+    return res.message;
+  }
+
+  /**
+   * The bot's next message in this chat after the last one seen here (the user's own sends
+   * count as seen). Waits up to `timeoutMs` (default 10 s); throws when none came.
+   */
+  async nextBotMessage(opts: { timeoutMs?: number } = {}): Promise<Message> {
+    const deadline = Date.now() + (opts.timeoutMs ?? 10_000);
+    for (;;) {
+      const wait = Math.max(0, Math.min(MAX_WAIT_MS, deadline - Date.now()));
+      const messages = await this.messages({ after: this.cursor, waitMs: wait });
+      const found = messages.find((m) => isBotMessage(m, this.bot.id));
+      if (found) {
+        this.cursor = found.message_id;
+        return found;
+      }
+      if (Date.now() >= deadline) throw new Error(`no message from the bot in chat ${this.chat.id} within ${opts.timeoutMs ?? 10_000} ms`);
+    }
+  }
+
+  /** The chat's history in order (current text and markup; deleted messages gone). */
+  async messages(opts: { after?: number; limit?: number; waitMs?: number } = {}): Promise<Message[]> {
+    const q = new URLSearchParams();
+    if (opts.after) q.set("after_message_id", String(opts.after));
+    if (opts.limit) q.set("limit", String(opts.limit));
+    if (opts.waitMs) q.set("wait_ms", String(opts.waitMs));
+    const query = q.size > 0 ? `?${q}` : "";
+    return (await this.http.request<{ messages: Message[] }>("GET", this.path(`messages${query}`))).messages;
+  }
+
+  /** A message as it is now (after the bot's edits), or undefined when deleted. */
+  async message(messageId: number): Promise<Message | undefined> {
+    const [m] = await this.messages({ after: messageId - 1, limit: 1 });
+    return m?.message_id === messageId ? m : undefined;
+  }
+
+  /**
+   * Presses the button with `data` under the bot's message. Waits up to `waitAnswerMs`
+   * (default 5 s, 0: not at all) for the bot's answerCallbackQuery and returns it.
+   */
+  async press(message: Message | number, data: string, opts: { waitAnswerMs?: number } = {}): Promise<{ callback_query_id: string; answer?: CallbackAnswer }> {
+    const messageId = typeof message === "number" ? message : message.message_id;
+    return this.http.request("POST", this.path("callback_queries"), {
+      message_id: messageId,
+      data,
+      ...(this.user ? { from: this.user } : {}),
+      wait_answer_ms: opts.waitAnswerMs ?? 5_000,
+    });
+  }
+
+  /** The user pays the bot's invoice message; waits for the bot's pre-checkout answer. */
+  async pay(invoice: Message | number): Promise<PaymentResult> {
+    const messageId = typeof invoice === "number" ? invoice : invoice.message_id;
+    const user = this.user ?? { id: this.chat.id, first_name: this.chat.first_name ?? "User" };
+    return this.http.request("POST", `/bots/${this.bot.id}/payments`, { chat_id: this.chat.id, message_id: messageId, user });
+  }
+}

@@ -1,0 +1,30 @@
+--[[
+  Takes the oldest fault that matches a call's method (or "*"), counting one of its `times`;
+  a used-up fault is removed, and the bot's flag with the last one.
+  KEYS[1] bot hash   KEYS[2] faults hash (id -> rule JSON)
+  ARGV[1] the method name as in the method table
+  Returns the rule JSON as it was before this call, or false when none matches.
+]]
+local rows = redis.call("HGETALL", KEYS[2])
+local best_id, best
+for i = 1, #rows, 2 do
+  local id = tonumber(rows[i])
+  local rule = cjson.decode(rows[i + 1])
+  if (rule.method == ARGV[1] or rule.method == "*") and (not best_id or id < best_id) then
+    best_id, best = id, rows[i + 1]
+  end
+end
+if not best_id then
+  if #rows == 0 then redis.call("HDEL", KEYS[1], "faults") end
+  return false
+end
+local rule = cjson.decode(best)
+rule.times = rule.times - 1
+if rule.times <= 0 then
+  redis.call("HDEL", KEYS[2], best_id)
+  local left = redis.call("HLEN", KEYS[2])
+  if left == 0 then redis.call("HDEL", KEYS[1], "faults") else redis.call("HSET", KEYS[1], "faults", left) end
+else
+  redis.call("HSET", KEYS[2], best_id, cjson.encode(rule))
+end
+return best

@@ -1,0 +1,69 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { Redis } from "ioredis";
+import { faultError, loggedParams, recordRequest, sendError, takeFault, type BotApiError, type Logger } from "@starpost/shared";
+
+/**
+ * What the platform API shows and scripts about a bot's calls, kept out of the request path's
+ * main line: the request log (every call, recorded after the answer went out) and scripted
+ * faults (taken before the call is forwarded). Nothing here runs for a bot without faults but
+ * the log write, which does not delay the answer.
+ */
+interface BotCall {
+  botId: string;
+  method: string;
+  params: Record<string, unknown>;
+  started: number;
+}
+
+const calls = new WeakMap<FastifyRequest, BotCall>();
+
+/** Marks a request as a bot's call of `method`, so its answer is logged. */
+export function noteBotCall(req: FastifyRequest, call: Omit<BotCall, "started">) {
+  calls.set(req, { ...call, started: performance.now() });
+}
+
+/**
+ * Applies a scripted fault to this call: waits its delay, then answers its error. Returns true
+ * when the fault answered the call (nothing is forwarded then).
+ */
+export async function applyFault(redis: Redis, req: FastifyRequest, reply: FastifyReply, signal: AbortSignal): Promise<boolean> {
+  const call = calls.get(req);
+  if (!call) return false;
+  const fault = await takeFault(redis, call.botId, call.method);
+  if (!fault) return false;
+  if (fault.delay_ms) await sleep(fault.delay_ms, undefined, { signal }).catch(() => undefined);
+  const error: BotApiError | undefined = faultError(fault);
+  if (!error) return false;
+  await sendError(reply, error);
+  return true;
+}
+
+/** Records each bot call's outcome in the bot's request log once the answer is sent. */
+export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: Logger) {
+  app.addHook("onSend", async (req, reply, payload) => {
+    const call = calls.get(req);
+    if (!call) return payload;
+    const status = reply.statusCode;
+    let error: { error_code?: number; description?: string } = {};
+    if (status !== 200) {
+      try {
+        const body = typeof payload === "string" ? JSON.parse(payload) : payload;
+        error = { error_code: body.error_code, description: body.description };
+      } catch {
+        error = { error_code: status };
+      }
+    }
+    const entry = {
+      date: Math.floor(Date.now() / 1000),
+      method: call.method,
+      params: loggedParams(call.params),
+      status,
+      ok: status === 200,
+      ...error,
+      duration_ms: Math.round(performance.now() - call.started),
+    };
+    recordRequest(redis, call.botId, entry).catch((err: Error) => logger.warn({ err: { message: err.message } }, "request log write failed"));
+    return payload;
+  });
+}

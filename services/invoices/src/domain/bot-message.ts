@@ -1,0 +1,49 @@
+import { Errors, failure, keys, RawJson, success, type BotApiError, type MethodOutcome } from "@starpost/shared";
+import type { InvoiceDomain } from "./deps.ts";
+
+export interface BotMessage {
+  /** the Message JSON after `date`, in the official key order. */
+  tail: string;
+  /** the invoice behind an invoice message; "" for a text. */
+  record: string;
+  /** the answer when the chat is a group or supergroup. */
+  chatTypeError: BotApiError;
+}
+
+/**
+ * Sends a bot message (a text, or an invoice) in one Lua step: the chat, the replied message,
+ * the chat's next message_id, the stored message, the wake-up of a waiting history read. The
+ * Message JSON is assembled in key order by the Lua step and goes out as is.
+ */
+export async function sendBotMessage(
+  d: InvoiceDomain,
+  botId: string,
+  p: { chat_id: string; reply_parameters?: { message_id: number; chat_id?: string; allow_sending_without_reply: boolean } },
+  m: BotMessage,
+): Promise<MethodOutcome> {
+  if (p.chat_id === "") return failure(Errors.chatIdEmpty());
+  const botJson = await d.bots.json(botId);
+  if (botJson === undefined) return failure(Errors.unauthorized());
+  const reply = p.reply_parameters;
+  const [status, , message] = await d.redis.spSendInvoice(
+    keys.chats(botId),
+    keys.chatUsernames(botId),
+    keys.messageSeq(botId),
+    keys.messages(botId),
+    keys.invoices(botId),
+    p.chat_id,
+    botJson,
+    Math.floor(Date.now() / 1000),
+    m.tail,
+    m.record,
+    reply ? reply.message_id : "",
+    reply?.chat_id ?? "",
+    reply?.allow_sending_without_reply ? "1" : "0",
+    keys.chatWakeChannel(),
+    botId,
+  );
+  if (status === "chat_not_found") return failure(Errors.chatNotFound());
+  if (status === "chat_type") return failure(m.chatTypeError);
+  if (status === "reply_not_found") return failure(Errors.replyNotFound());
+  return success(new RawJson(message!));
+}

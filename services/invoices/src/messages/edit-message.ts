@@ -1,0 +1,80 @@
+import { BotApiError, Errors, failure, findChat, keys, RawJson, success, type MethodOutcome, type ParamsOf } from "@starpost/shared";
+import type { InvoiceDomain } from "../domain/deps.ts";
+
+type Message = Record<string, unknown>;
+
+/** A message the bot sent: from the bot itself, or posted as a channel (sender_chat). */
+export function isBotMessage(m: Message, botId: string): boolean {
+  const from = m.from as { id?: number; is_bot?: boolean } | undefined;
+  return (from?.is_bot === true && String(from.id) === botId) || m.sender_chat !== undefined;
+}
+
+/** Keys that an edit replaces; everything else keeps its place, edit_date goes after date. */
+const EDITED = new Set(["edit_date", "text", "entities", "reply_markup", "has_protected_content"]);
+
+function edited(m: Message, change: { text?: string; entities?: unknown[]; reply_markup?: unknown }): Message {
+  const out: Message = {};
+  for (const [k, v] of Object.entries(m)) {
+    if (EDITED.has(k)) continue;
+    out[k] = v;
+    if (k === "date") out.edit_date = Math.floor(Date.now() / 1000);
+  }
+  const text = "text" in change ? change.text : m.text;
+  const entities = "entities" in change ? change.entities : m.entities;
+  if (text !== undefined) out.text = text;
+  if (Array.isArray(entities) && entities.length > 0) out.entities = entities;
+  if (change.reply_markup !== undefined) out.reply_markup = change.reply_markup;
+  if (m.has_protected_content === true) out.has_protected_content = true;
+  return out;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+const sameEntities = (a: unknown, b: unknown) => same(Array.isArray(a) && a.length > 0 ? a : null, Array.isArray(b) && b.length > 0 ? b : null);
+
+type Edit = (m: Message) => Message | BotApiError;
+
+/**
+ * Reads the message, decides the edit here, and stores it with a compare-and-set step, so a
+ * concurrent edit or delete is never overwritten (retried on the newer version instead).
+ */
+async function applyEdit(d: InvoiceDomain, botId: string, chatId: string, messageId: number, edit: Edit): Promise<MethodOutcome> {
+  const chat = await findChat(d.redis, botId, chatId);
+  if (!chat) return failure(Errors.chatNotFound());
+  const field = `${chat.id}:${messageId}`;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const json = await d.redis.hget(keys.messages(botId), field);
+    if (json === null) return failure(Errors.messageToEditNotFound());
+    const message = JSON.parse(json) as Message;
+    if (!isBotMessage(message, botId)) return failure(Errors.messageCantBeEdited());
+    const next = edit(message);
+    if (next instanceof BotApiError) return failure(next);
+    const nextJson = JSON.stringify(next);
+    if (await d.redis.spReplaceMessage(keys.messages(botId), field, json, nextJson)) return success(new RawJson(nextJson));
+  }
+  return failure(Errors.internal());
+}
+
+export function editMessageText(d: InvoiceDomain, botId: string, p: ParamsOf<"editMessageText">): Promise<MethodOutcome> {
+  return applyEdit(d, botId, p.chat_id, p.message_id, (m) => {
+    if (typeof m.text !== "string") return Errors.noTextToEdit();
+    if (m.text === p.text && sameEntities(m.entities, p.entities) && same(m.reply_markup, p.reply_markup)) return Errors.messageNotModified();
+    return edited(m, { text: p.text, entities: p.entities, reply_markup: p.reply_markup });
+  });
+}
+
+export function editMessageReplyMarkup(d: InvoiceDomain, botId: string, p: ParamsOf<"editMessageReplyMarkup">): Promise<MethodOutcome> {
+  return applyEdit(d, botId, p.chat_id, p.message_id, (m) => {
+    if (same(m.reply_markup, p.reply_markup)) return Errors.messageNotModified();
+    return edited(m, { reply_markup: p.reply_markup });
+  });
+}
+
+/** deleteMessage: any message of the chat's history (a bot may delete both sides of a private chat). */
+export async function deleteMessage(d: InvoiceDomain, botId: string, p: ParamsOf<"deleteMessage">): Promise<MethodOutcome> {
+  const chat = await findChat(d.redis, botId, p.chat_id);
+  if (!chat) return failure(Errors.chatNotFound());
+  const field = `${chat.id}:${p.message_id}`;
+  // An invoice message goes with its invoice: it can no longer be paid.
+  const [[, deleted]] = (await d.redis.multi().hdel(keys.messages(botId), field).hdel(keys.invoices(botId), field).exec()) as [[Error | null, number]];
+  return deleted === 1 ? success(true) : failure(Errors.messageToDeleteNotFound());
+}

@@ -1,0 +1,48 @@
+import { keys, RawJson, success, type MethodOutcome, type HistoryQuery } from "@starpost/shared";
+import type { InvoiceDomain } from "../domain/deps.ts";
+import { isBotMessage } from "./edit-message.ts";
+
+const DEFAULT_LIMIT = 100;
+
+/**
+ * A chat's history after `after`: message ids are gap-free per chat, so the history is the
+ * stored messages `after+1 .. last` (deleted ones are holes), read in windows.
+ */
+async function read(d: InvoiceDomain, botId: string, chatId: string, after: number, limit: number): Promise<string[]> {
+  const last = Number((await d.redis.hget(keys.messageSeq(botId), chatId)) ?? 0);
+  const out: string[] = [];
+  for (let next = after + 1; out.length < limit && next <= last; ) {
+    const end = Math.min(last, next + limit - out.length + 31);
+    const fields = [];
+    for (let id = next; id <= end; id++) fields.push(`${chatId}:${id}`);
+    for (const row of await d.redis.hmget(keys.messages(botId), ...fields)) {
+      if (row !== null && out.length < limit) out.push(row);
+    }
+    next = end + 1;
+  }
+  return out;
+}
+
+/**
+ * `GET …/chats/:chatId/messages`: the history in order; with `wait_ms`, held until a bot
+ * message newer than `after_message_id` exists (woken by the bot's send on any replica).
+ */
+export async function chatHistory(d: InvoiceDomain, botId: string, chatId: string, q: HistoryQuery, signal: AbortSignal): Promise<MethodOutcome> {
+  const after = q.after_message_id ?? 0;
+  const limit = q.limit ?? DEFAULT_LIMIT;
+  const deadline = Date.now() + (q.wait_ms ?? 0);
+  const wakeKey = `${botId}:${chatId}`;
+  for (;;) {
+    const left = deadline - Date.now();
+    const stop = new AbortController();
+    // Listening starts before the read, so a message sent in between still wakes this call.
+    const woken = left > 0 ? d.chatWaiters.wait(wakeKey, left, AbortSignal.any([signal, stop.signal])) : undefined;
+    const messages = await read(d, botId, chatId, after, limit);
+    const done = !woken || signal.aborted || messages.some((m) => isBotMessage(JSON.parse(m), botId));
+    if (done) {
+      stop.abort();
+      return success(new RawJson(`{"messages":[${messages.join(",")}]}`));
+    }
+    if (!(await woken) && Date.now() >= deadline) return success(new RawJson(`{"messages":[${messages.join(",")}]}`));
+  }
+}

@@ -1,0 +1,122 @@
+import { createHash, randomBytes } from "node:crypto";
+import {
+  appendUpdates,
+  chatJson,
+  Errors,
+  failure,
+  findChat,
+  keys,
+  scheduleDrain,
+  success,
+  type AppendOutcome,
+  type CallbackQueryBody,
+  type Chat,
+  type MethodOutcome,
+  type PlatformUser,
+  type UserMessageBody,
+} from "@starpost/shared";
+import type { InvoiceDomain } from "../domain/deps.ts";
+import { CALLBACK_LIFETIME_MS, type CallbackAnswer } from "./callback-answers.ts";
+import { isBotMessage } from "./edit-message.ts";
+
+/** A User in the official key order; a private chat's person when `from` is not given. */
+function userJson(from: PlatformUser | undefined, chat: Chat): Record<string, unknown> | undefined {
+  if (!from && chat.type !== "private") return undefined;
+  const u = (from ?? { id: chat.id, first_name: chat.first_name }) as Record<string, unknown>;
+  const out: Record<string, unknown> = { id: u.id, is_bot: false, first_name: u.first_name ?? `User ${u.id}` };
+  for (const k of ["last_name", "username", "language_code", "is_premium"]) if (u[k] !== undefined) out[k] = u[k];
+  return out;
+}
+
+/** `/command` and `/command@bot` at the start or after whitespace, as clients mark them. */
+function commandEntities(text: string) {
+  const out: { type: "bot_command"; offset: number; length: number }[] = [];
+  for (const m of text.matchAll(/(^|\s)(\/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?)(?=$|\s)/g)) {
+    out.push({ type: "bot_command", offset: m.index + m[1]!.length, length: m[2]!.length });
+  }
+  return out;
+}
+
+type Resolved = { chat: Chat; user: Record<string, unknown> } | { error: ReturnType<typeof failure> };
+
+/** The chat of a user-side call; an unknown positive id becomes the private chat of `from`. */
+async function resolveChat(d: InvoiceDomain, botId: string, chatId: string, from: PlatformUser | undefined): Promise<Resolved> {
+  let chat = await findChat(d.redis, botId, chatId);
+  if (!chat) {
+    if (Number(chatId) <= 0) return { error: failure(Errors.platformChatUnknown(chatId)) };
+    if (from && String(from.id) !== chatId) return { error: failure(Errors.platformParamInvalid("from.id must be the chat id in a private chat")) };
+    const person = from ?? { id: Number(chatId) };
+    chat = chatJson({ id: Number(chatId), type: "private", first_name: person.first_name ?? `User ${person.id}`, ...(person.last_name ? { last_name: person.last_name } : {}), ...(person.username ? { username: person.username } : {}) });
+  }
+  const user = userJson(from, chat);
+  if (!user) return { error: failure(Errors.platformFromRequired()) };
+  return { chat, user };
+}
+
+async function append(d: InvoiceDomain, botId: string, kind: string, payload: Record<string, unknown>, chat: Chat, user: Record<string, unknown>, history: boolean) {
+  const results = await appendUpdates(d.redis, botId, [{ kind, payload, history: history ? { chatId: chat.id } : undefined }], {
+    chats: [chat],
+    users: [user as { id: number }],
+  });
+  const outcome = results?.[0];
+  if (outcome?.outcome === "appended" && outcome.webhook) await scheduleDrain(d.deliveryQueue, botId);
+  return outcome;
+}
+
+const updateFields = (o: AppendOutcome) => (o.outcome === "appended" ? { update_id: o.update_id } : { update_id: null, dropped: o.reason });
+
+/** `POST …/chats/:chatId/messages`: the user sends a text; it joins the history and the bot's log in one step. */
+export async function sendUserMessage(d: InvoiceDomain, botId: string, chatId: string, body: UserMessageBody): Promise<MethodOutcome> {
+  const resolved = await resolveChat(d, botId, chatId, body.from);
+  if ("error" in resolved) return resolved.error;
+  const { chat, user } = resolved;
+  const entities = commandEntities(body.text);
+  const payload: Record<string, unknown> = { from: user, chat: chatJson(chat), date: Math.floor(Date.now() / 1000), text: body.text };
+  if (entities.length > 0) payload.entities = entities;
+  const outcome = await append(d, botId, "message", payload, chat, user, true);
+  if (!outcome) return failure(Errors.botNotFound());
+  return success({ ...updateFields(outcome), message: { message_id: outcome.message_id, ...payload } });
+}
+
+const newQueryId = () => (randomBytes(8).readBigUInt64BE() >> 1n).toString();
+/** Stable per bot and chat, like Telegram's chat_instance. */
+const chatInstance = (botId: string, chatId: number) =>
+  (createHash("sha256").update(`${botId}:${chatId}`).digest().readBigInt64BE() >> 1n).toString();
+
+function hasButton(message: Record<string, unknown>, data: string): boolean {
+  const rows = (message.reply_markup as { inline_keyboard?: { callback_data?: unknown }[][] } | undefined)?.inline_keyboard ?? [];
+  return rows.some((row) => row.some((b) => b.callback_data === data));
+}
+
+/**
+ * `POST …/chats/:chatId/callback_queries`: the user presses a button of the bot's message. With
+ * `wait_answer_ms`, waits for the bot's answerCallbackQuery (on any replica).
+ */
+export async function pressButton(d: InvoiceDomain, botId: string, chatId: string, body: CallbackQueryBody, signal: AbortSignal): Promise<MethodOutcome> {
+  const chat = await findChat(d.redis, botId, chatId);
+  if (!chat) return failure(Errors.platformChatUnknown(chatId));
+  const json = await d.redis.hget(keys.messages(botId), `${chat.id}:${body.message_id}`);
+  if (json === null) return failure(Errors.platformMessageUnknown(String(body.message_id)));
+  const message = JSON.parse(json) as Record<string, unknown>;
+  if (!isBotMessage(message, botId)) return failure(Errors.platformNotBotMessage(String(body.message_id)));
+  if (!hasButton(message, body.data)) return failure(Errors.platformButtonUnknown(body.data));
+  const user = userJson(body.from, chat);
+  if (!user) return failure(Errors.platformFromRequired());
+
+  const id = newQueryId();
+  await d.redis.set(keys.callbackAnswer(botId, id), "", "PX", CALLBACK_LIFETIME_MS);
+  const waitMs = body.wait_answer_ms ?? 0;
+  const answered = waitMs > 0 ? d.callbackWaiters.wait(`${botId}:${id}`, waitMs, signal) : undefined;
+  const payload = { id, from: user, message, chat_instance: chatInstance(botId, chat.id), data: body.data };
+  const outcome = await append(d, botId, "callback_query", payload, chat, user, false);
+  if (!outcome) return failure(Errors.botNotFound());
+  // A bot that does not take callback queries can never answer: stop waiting now.
+  if (outcome.outcome === "dropped") d.callbackWaiters.wakeLocal(`${botId}:${id}`);
+  await answered;
+  const result: Record<string, unknown> = { ...updateFields(outcome), callback_query_id: id };
+  if (waitMs > 0) {
+    const stored = await d.redis.get(keys.callbackAnswer(botId, id));
+    if (stored) result.answer = JSON.parse(stored) as CallbackAnswer;
+  }
+  return success(result);
+}

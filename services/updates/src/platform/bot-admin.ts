@@ -1,0 +1,69 @@
+import type { FastifyInstance } from "fastify";
+import type { Redis } from "ioredis";
+import {
+  addFault,
+  botKeys,
+  clearFaults,
+  Errors,
+  FaultBody,
+  keys,
+  listFaults,
+  parseWith,
+  readRequests,
+  REQUEST_LOG_SIZE,
+  RequestsQuery,
+  sendError,
+  sendOutcome,
+  success,
+} from "@starpost/shared";
+
+type BotParams = { Params: { botId: string } };
+const isBotId = (s: string) => /^\d{1,16}$/.test(s);
+
+/** `DELETE /platform/v1/bots/:botId`: the bot and all its data in one step, then its global index entries. */
+export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
+  const username = await redis.spDeleteBot(...botKeys(botId));
+  if (username === null) return false;
+  // Outside the bot's slot, so after the step: the token already fails, these only free the name.
+  await redis.hdel(keys.botUsernames(), username.toLowerCase());
+  await redis.srem(keys.webhookBots(), botId);
+  return true;
+}
+
+/** The operator's and the test's view of one bot: scripted faults, the request log, deletion. */
+export function registerBotAdminRoutes(app: FastifyInstance, redis: Redis) {
+  const exists = async (botId: string) => isBotId(botId) && (await redis.exists(keys.bot(botId))) === 1;
+
+  app.delete<BotParams>("/internal/platform/bots/:botId", async (req, reply) => {
+    if (!isBotId(req.params.botId) || !(await deleteBot(redis, req.params.botId))) return sendError(reply, Errors.botNotFound());
+    return sendOutcome(reply, success(true));
+  });
+
+  app.post<BotParams>("/internal/platform/bots/:botId/faults", async (req, reply) => {
+    if (!isBotId(req.params.botId)) return sendError(reply, Errors.botNotFound());
+    const body = parseWith(FaultBody, req.body ?? {});
+    if (!body.ok) return sendError(reply, body.error);
+    const added = await addFault(redis, req.params.botId, body.params);
+    if (added.outcome === "no_bot") return sendError(reply, Errors.botNotFound());
+    if (added.outcome === "invalid") return sendError(reply, added.error);
+    return sendOutcome(reply, success({ id: added.id }));
+  });
+
+  app.get<BotParams>("/internal/platform/bots/:botId/faults", async (req, reply) => {
+    if (!(await exists(req.params.botId))) return sendError(reply, Errors.botNotFound());
+    return sendOutcome(reply, success({ faults: await listFaults(redis, req.params.botId) }));
+  });
+
+  app.delete<BotParams>("/internal/platform/bots/:botId/faults", async (req, reply) => {
+    if (!(await exists(req.params.botId))) return sendError(reply, Errors.botNotFound());
+    await clearFaults(redis, req.params.botId);
+    return sendOutcome(reply, success(true));
+  });
+
+  app.get<BotParams>("/internal/platform/bots/:botId/requests", async (req, reply) => {
+    if (!(await exists(req.params.botId))) return sendError(reply, Errors.botNotFound());
+    const query = parseWith(RequestsQuery, req.query ?? {});
+    if (!query.ok) return sendError(reply, query.error);
+    return sendOutcome(reply, success({ requests: await readRequests(redis, req.params.botId, query.params.limit ?? REQUEST_LOG_SIZE) }));
+  });
+}

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { botClient, http, startStack, type TestStack } from "@starpost/testkit";
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(() => stack.close());
+
+const fault = (botId: number, body: unknown) => stack.platform.call("POST", `/bots/${botId}/faults`, body);
+
+describe("scripted faults", () => {
+  it("the next call of the method answers the error in the exact envelope, then calls go through again", async () => {
+    const bot = await stack.platform.createBot();
+    const call = botClient(stack.gatewayUrl, bot.token);
+    const added = await fault(bot.id, { method: "getme", error_code: 429, retry_after: 3 });
+    expect(added).toMatchObject({ status: 200, body: { ok: true, result: { id: 1 } } });
+    const failed = await call("getMe");
+    expect(failed.status).toBe(429);
+    expect(failed.headers["retry-after"]).toBe("3");
+    expect(failed.body).toEqual({ ok: false, error_code: 429, description: "Too Many Requests: retry after 3", parameters: { retry_after: 3 } });
+    expect((await call("getMe")).status).toBe(200);
+    expect((await stack.platform.call("GET", `/bots/${bot.id}/faults`)).body.result).toEqual({ faults: [] });
+  });
+
+  it("times, the reference's default texts, '*' for any method, list and clear", async () => {
+    const bot = await stack.platform.createBot();
+    const call = botClient(stack.gatewayUrl, bot.token);
+    await fault(bot.id, { method: "getWebhookInfo", error_code: 403, times: 2 });
+    await fault(bot.id, { method: "*", error_code: 500, description: "Internal Server Error: try later" });
+    const listed = (await stack.platform.call("GET", `/bots/${bot.id}/faults`)).body.result.faults;
+    expect(listed).toEqual([
+      { id: 1, method: "getWebhookInfo", error_code: 403, times: 2 },
+      { id: 2, method: "*", error_code: 500, description: "Internal Server Error: try later", times: 1 },
+    ]);
+    const blocked = { status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } };
+    expect(await call("getWebhookInfo")).toMatchObject(blocked);
+    expect(await call("getMe")).toMatchObject({ status: 500, body: { description: "Internal Server Error: try later" } });
+    expect(await call("getWebhookInfo")).toMatchObject(blocked);
+    expect((await call("getWebhookInfo")).status).toBe(200);
+
+    await fault(bot.id, { method: "getMe", error_code: 502, times: 5 });
+    expect(await stack.platform.call("DELETE", `/bots/${bot.id}/faults`)).toMatchObject({ status: 200, body: { result: true } });
+    expect((await call("getMe")).status).toBe(200);
+  });
+
+  it("a delay holds the call first; a bot's faults never touch another bot", async () => {
+    const [a, b] = [await stack.platform.createBot(), await stack.platform.createBot()];
+    await fault(a.id, { method: "getMe", delay_ms: 300 });
+    await fault(a.id, { method: "*", error_code: 409 });
+    const started = Date.now();
+    expect((await botClient(stack.gatewayUrl, b.token)("getMe")).status).toBe(200);
+    const delayed = await botClient(stack.gatewayUrl, a.token)("getMe");
+    expect(delayed.status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect((await botClient(stack.gatewayUrl, a.token)("getMe")).status).toBe(409);
+  });
+
+  it("refuses a fault that cannot apply, naming what is wrong", async () => {
+    const bot = await stack.platform.createBot();
+    const bad = (description: string) => ({ status: 400, body: { ok: false, error_code: 400, description: `Bad Request: ${description}` } });
+    expect(await fault(bot.id, { method: "sendPigeon", error_code: 400 })).toMatchObject(bad('unknown method "sendPigeon"'));
+    expect(await fault(bot.id, { method: "getMe" })).toMatchObject(bad("a fault needs error_code, delay_ms or both"));
+    expect(await fault(bot.id, { method: "getMe", error_code: 503 })).toMatchObject(bad("description is required for error_code 503"));
+    expect(await fault(bot.id, { method: "getMe", error_code: 400, retry_after: 2 })).toMatchObject(bad("retry_after goes with error_code 429"));
+    expect(await fault(bot.id, { method: "getMe", error_code: 200 })).toMatchObject(bad("error_code must be an integer 400-599"));
+    expect(await fault(999_999, { method: "getMe", error_code: 400 })).toMatchObject({ status: 404 });
+    expect((await stack.platform.call("GET", `/bots/${bot.id}/faults`)).body.result.faults).toEqual([]);
+  });
+});
+
+describe("the request log", () => {
+  it("lists the bot's calls newest last, with outcome and without secrets, and only its own", async () => {
+    const [bot, other] = [await stack.platform.createBot(), await stack.platform.createBot()];
+    const call = botClient(stack.gatewayUrl, bot.token);
+    await call("getMe");
+    await call("setWebhook", { url: "http://127.0.0.1:9/hook", secret_token: "s3cret-value" });
+    await call("sendInvoice", { chat_id: 1, title: "T" });
+    await call("sendPhoto", { chat_id: 1 });
+    await botClient(stack.gatewayUrl, other.token)("getMe");
+    const read = async (id: number, q = "") => (await stack.platform.call("GET", `/bots/${id}/requests${q}`)).body.result.requests;
+    let log: any[] = [];
+    // The entry is written after the answer went out.
+    for (const until = Date.now() + 5000; log.length < 4 && Date.now() < until; ) log = await read(bot.id);
+    expect(log.map((r) => [r.method, r.status, r.ok])).toEqual([
+      ["getMe", 200, true],
+      ["setWebhook", 200, true],
+      ["sendInvoice", 400, false],
+      ["sendPhoto", 404, false],
+    ]);
+    expect(log[1].params).toEqual({ url: "http://127.0.0.1:9/hook", secret_token: "***" });
+    expect(log[2]).toMatchObject({ error_code: 400, description: 'Bad Request: parameter "description" is required' });
+    expect(typeof log[0].duration_ms).toBe("number");
+    expect(JSON.stringify(log)).not.toContain("s3cret-value");
+    expect(JSON.stringify(log)).not.toContain(bot.token);
+    expect((await read(bot.id, "?limit=1")).map((r: any) => r.method)).toEqual(["sendPhoto"]);
+    expect((await read(other.id)).map((r: any) => r.method)).toEqual(["getMe"]);
+  });
+});
+
+describe("DELETE /bots/:botId", () => {
+  it("removes the bot and every key of it; its token fails at once; the username is free again", async () => {
+    const bot = await stack.platform.createBot();
+    const call = botClient(stack.gatewayUrl, bot.token);
+    await stack.platform.call("POST", `/bots/${bot.id}/chats/77/messages`, { text: "hi" });
+    await call("sendMessage", { chat_id: 77, text: "hello" });
+    await fault(bot.id, { method: "getUpdates", error_code: 500 });
+    expect(await stack.platform.call("DELETE", `/bots/${bot.id}`)).toMatchObject({ status: 200, body: { ok: true, result: true } });
+    expect(await call("getMe")).toMatchObject({ status: 401, body: { description: "Unauthorized" } });
+    const left = await stack.redis.keys(`*{b:${bot.id}}*`);
+    expect(left).toEqual([]);
+    expect(await stack.platform.call("DELETE", `/bots/${bot.id}`)).toMatchObject({ status: 404 });
+    expect((await stack.platform.call("POST", "/bots", { username: bot.username })).status).toBe(200);
+    expect(await http(stack.gatewayUrl, "GET", `/platform/v1/bots/${bot.id}/requests`, { headers: { authorization: "Bearer wrong" } })).toMatchObject({ status: 401 });
+  });
+});
