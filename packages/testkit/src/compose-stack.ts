@@ -4,6 +4,7 @@ import { createInterface } from "node:readline";
 import { readCompose, REPO_ROOT, type ComposeService } from "./compose-file.ts";
 import { stopProcess, track } from "./child-processes.ts";
 import { freePort } from "./redis-server.ts";
+import { Supervisor, type SupervisorOptions } from "./supervisor.ts";
 
 /**
  * Runs the services of docker-compose.yml as local OS processes: the same entry points, the same
@@ -36,6 +37,8 @@ export interface ProcessStackOptions {
   logDir?: string;
   /** every output line of every process, for tests that read the logs. */
   onLine?: (name: string, line: string) => void;
+  /** restart processes that die, as compose's `restart: unless-stopped` (npm start, the chaos suite). */
+  supervise?: SupervisorOptions;
 }
 
 export interface ProcessStack {
@@ -43,6 +46,13 @@ export interface ProcessStack {
   processes: ServiceProcess[];
   /** starts another replica of a service (e.g. a webhook worker). */
   addReplica(service: string): Promise<ServiceProcess>;
+  /**
+   * Kills a process (SIGKILL) if it runs and starts it again on its port, `env` changed (e.g. a
+   * test's crash point removed); resolves when it is ready.
+   */
+  restart(name: string, env?: Record<string, string | undefined>): Promise<ServiceProcess>;
+  /** the supervisor when `supervise` was given. */
+  supervisor?: Supervisor;
   stop(): Promise<void>;
 }
 
@@ -94,6 +104,26 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
         return local ? `${scheme}${local}` : m;
       });
 
+  const supervisor = opts.supervise ? new Supervisor(opts.supervise) : undefined;
+  const entries = new Map<string, string>();
+  const spawnChild = (proc: ServiceProcess, entry: string): ChildProcess => {
+    entries.set(proc.name, entry);
+    const child = track(spawn(process.execPath, [...(opts.nodeArgs ?? []), "--import", "tsx", entry], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...proc.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    }));
+    const file = opts.logDir ? createWriteStream(`${opts.logDir}/${proc.name}.log`, { flags: "a" }) : undefined;
+    for (const stream of [child.stdout!, child.stderr!]) {
+      createInterface({ input: stream }).on("line", (line) => {
+        file?.write(line + "\n");
+        opts.onLine?.(proc.name, line);
+      });
+    }
+    child.once("close", () => file?.end());
+    return child;
+  };
+
   const launch = async (svc: ComposeService): Promise<ServiceProcess> => {
     const n = (counts.get(svc.name) ?? 0) + 1;
     counts.set(svc.name, n);
@@ -109,21 +139,11 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     }
     env.HOST = "127.0.0.1";
     for (const [k, v] of Object.entries(overrides)) if (k in env && !isPortVar(k)) env[k] = v;
-    const child = track(spawn(process.execPath, [...(opts.nodeArgs ?? []), "--import", "tsx", svc.entry], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...opts.extraEnv, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    }));
-    const file = opts.logDir ? createWriteStream(`${opts.logDir}/${name}.log`, { flags: "a" }) : undefined;
-    for (const stream of [child.stdout!, child.stderr!]) {
-      createInterface({ input: stream }).on("line", (line) => {
-        file?.write(line + "\n");
-        opts.onLine?.(name, line);
-      });
-    }
-    const proc = { name, service: svc.name, port, env, child };
+    const proc: ServiceProcess = { name, service: svc.name, port, env: { ...opts.extraEnv, ...env }, child: undefined! };
+    proc.child = spawnChild(proc, svc.entry);
     processes.push(proc);
-    await waitReady(port, child, name);
+    supervisor?.watch(name, proc.child, () => (proc.child = spawnChild(proc, svc.entry)));
+    await waitReady(port, proc.child, name);
     return proc;
   };
 
@@ -133,6 +153,7 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
       await Promise.all(Array.from({ length: replicas }, () => launch(svc)));
     }
   } catch (err) {
+    supervisor?.stop();
     await Promise.all(processes.map((p) => stopProcess(p.child, "SIGKILL")));
     throw err;
   }
@@ -142,7 +163,20 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     gatewayUrl: `http://127.0.0.1:${gateway.port}`,
     processes,
     addReplica: (service) => launch(services.find((s) => s.name === service)!),
+    supervisor,
+    async restart(name, env = {}) {
+      const proc = processes.find((p) => p.name === name)!;
+      await stopProcess(proc.child, "SIGKILL");
+      for (const [k, v] of Object.entries(env)) {
+        if (v === undefined) delete proc.env[k];
+        else proc.env[k] = v;
+      }
+      proc.child = spawnChild(proc, entries.get(name)!);
+      await waitReady(proc.port, proc.child, name);
+      return proc;
+    },
     async stop() {
+      supervisor?.stop();
       // The gateway first, so no new calls arrive while the services finish theirs.
       await stopProcess(gateway.child, "SIGTERM");
       await Promise.all(processes.filter((p) => p !== gateway).map((p) => stopProcess(p.child, "SIGTERM")));

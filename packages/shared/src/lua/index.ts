@@ -23,11 +23,15 @@ declare module "ioredis" {
 /** A table of Lua commands: command name -> file (beside `base`) and its number of KEYS. */
 export type LuaScripts = Record<string, { file: string; keys: number }>;
 
+/**
+ * A script's source; each line `--!include <file>` is replaced by that file of this folder (the
+ * shared Lua, e.g. the update log's append), so scripts share code instead of copying it.
+ */
 const sources = new Map<string, string>();
 function source(url: URL): string {
   let lua = sources.get(url.href);
   if (lua === undefined) {
-    lua = readFileSync(url, "utf8");
+    lua = readFileSync(url, "utf8").replace(/^--!include (\S+)$/gm, (_, file: string) => source(new URL(`./${file}`, import.meta.url)));
     sources.set(url.href, lua);
   }
   return lua;

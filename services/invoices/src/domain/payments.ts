@@ -1,17 +1,22 @@
 import { randomBytes } from "node:crypto";
 import {
   chatJson,
+  crashPoint,
   Errors,
   failure,
   findChat,
   getBot,
   keys,
+  kindArgs,
+  logArgs,
+  logKeys,
   success,
+  updateKind,
   type MethodOutcome,
   type ParamsOf,
   type PaymentBody,
 } from "@starpost/shared";
-import { appendPaymentUpdate } from "./append.ts";
+import { signalWebhook } from "./append.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import type { InvoiceRecord } from "./send-invoice.ts";
 
@@ -54,7 +59,12 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
   const queryId = newQueryId();
   const chargeId = newChargeId();
   const date = Math.floor(Date.now() / 1000);
-  const partner = { type: "user", transaction_type: "invoice_payment", user, invoice_payload: invoice.payload };
+  const partner = JSON.stringify({ type: "user", transaction_type: "invoice_payment", user, invoice_payload: invoice.payload });
+  const userJson = JSON.stringify(user);
+  const chatJsonText = JSON.stringify(chatJson(chat));
+  const payment = { currency: "XTR", total_amount: invoice.total_amount, invoice_payload: invoice.payload, telegram_payment_charge_id: chargeId };
+  const messageQueue = updateKind("message")!.queueKey({ chat });
+  // Everything the answer and a later refund write, stored now: their Lua steps only assemble it.
   const charge = {
     id: chargeId,
     status: "paid",
@@ -63,42 +73,47 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
     amount: String(invoice.total_amount),
     payload: invoice.payload,
     date,
-    user,
-    chat: chatJson(chat),
+    queue: messageQueue,
+    from_json: userJson,
+    chat_json: chatJsonText,
+    partner,
+    refunded_payment: JSON.stringify(payment),
   };
-  const pcqKey = keys.preCheckout(botId, queryId);
-  await redis
-    .multi()
-    .hset(pcqKey, {
-      state: "pending",
-      deadline: Date.now() + d.answerTimeoutMs,
-      amount: invoice.total_amount,
-      chat_id: String(chat.id),
-      charge_id: chargeId,
-      charge: JSON.stringify(charge),
-      txn: JSON.stringify({ id: chargeId, amount: invoice.total_amount, date, source: partner }),
-      user: JSON.stringify(user),
-      chat: JSON.stringify(chatJson(chat)),
-      payload: invoice.payload,
-    })
-    .pexpire(pcqKey, QUERY_LIFETIME_MS)
-    .hset(keys.users(botId), String(user.id), JSON.stringify(user))
-    .exec();
+  const query = { id: queryId, from: user, currency: invoice.currency, total_amount: invoice.total_amount, invoice_payload: invoice.payload };
+  const fields = {
+    amount: invoice.total_amount,
+    chat_id: String(chat.id),
+    charge_id: chargeId,
+    charge: JSON.stringify(charge),
+    txn: `{"id":${JSON.stringify(chargeId)},"amount":${invoice.total_amount},"date":${date},"source":${partner}}`,
+    user: userJson,
+    chat: chatJsonText,
+    paid: JSON.stringify({ ...payment, provider_payment_charge_id: "" }),
+    queue: messageQueue,
+  };
 
   const waitKey = `${botId}:${queryId}`;
   const answered = d.waiters.wait(waitKey, d.answerTimeoutMs);
-  const appended = await appendPaymentUpdate(d, botId, "pre_checkout_query", {
-    id: queryId,
-    from: user,
-    currency: invoice.currency,
-    total_amount: invoice.total_amount,
-    invoice_payload: invoice.payload,
-  });
+  const [webhook, appended] = await redis.spRecordPreCheckout(
+    ...logKeys(botId),
+    keys.preCheckout(botId, queryId),
+    keys.users(botId),
+    ...logArgs(botId),
+    ...kindArgs("pre_checkout_query"),
+    updateKind("pre_checkout_query")!.queueKey(query),
+    JSON.stringify(query),
+    QUERY_LIFETIME_MS,
+    d.answerTimeoutMs,
+    String(user.id),
+    userJson,
+    ...Object.entries(fields).flat(),
+  );
+  await signalWebhook(d, botId, webhook);
   // A bot that excluded pre_checkout_query from allowed_updates can never answer: expire now.
-  if (appended.outcome === "dropped") d.waiters.wakeLocal(waitKey);
+  if (typeof appended !== "number") d.waiters.wakeLocal(waitKey);
   await answered;
 
-  const [state, settledCharge, errorMessage] = await redis.spSettlePreCheckout(pcqKey);
+  const [state, settledCharge, errorMessage] = await redis.spSettlePreCheckout(keys.preCheckout(botId, queryId));
   const result: PaymentResult =
     state === "paid"
       ? { status: "paid", telegram_payment_charge_id: settledCharge }
@@ -109,7 +124,11 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
   return success(result);
 }
 
-/** answerPreCheckoutQuery: once per query, within the deadline, on any replica. */
+/**
+ * answerPreCheckoutQuery: once per query, within the deadline, on any replica. The money and the
+ * successful_payment message move in one Lua step; what follows (the drain job, the payer's
+ * wake-up) is resumed by the reconciler and the payer's own deadline if this process dies.
+ */
 export async function answerPreCheckoutQuery(
   d: InvoiceDomain,
   botId: string,
@@ -119,34 +138,21 @@ export async function answerPreCheckoutQuery(
   const queryId = p.pre_checkout_query_id;
   // Ids are ours (digits only); anything else cannot name a query and must not shape a key.
   if (!/^\d{1,20}$/.test(queryId)) return failure(Errors.preCheckoutQueryInvalid());
-  const answer = await redis.spAnswerPreCheckout(
+  const [answer, webhook] = await redis.spAnswerPreCheckout(
+    ...logKeys(botId),
     keys.preCheckout(botId, queryId),
     keys.charges(botId),
     keys.starLedger(botId),
     keys.starBalance(botId),
     keys.messageSeq(botId),
+    ...logArgs(botId),
+    ...kindArgs("message"),
     p.ok ? "1" : "0",
     p.error_message ?? "",
   );
-  const waitKey = `${botId}:${queryId}`;
-  if (answer[0] === "invalid") return failure(Errors.preCheckoutQueryInvalid());
-  if (answer[0] === "paid") {
-    const [, messageId, userJson, chatJsonText, payload, amount, chargeId] = answer as [string, number, string, string, string, string, string];
-    // The payment's message is in the log before the payer hears "paid".
-    await appendPaymentUpdate(d, botId, "message", {
-      message_id: messageId,
-      from: JSON.parse(userJson),
-      chat: JSON.parse(chatJsonText),
-      date: Math.floor(Date.now() / 1000),
-      successful_payment: {
-        currency: "XTR",
-        total_amount: Number(amount),
-        invoice_payload: payload,
-        telegram_payment_charge_id: chargeId,
-        provider_payment_charge_id: "",
-      },
-    });
-  }
-  await d.waiters.wake(redis, waitKey);
+  crashPoint("answer-pre-checkout:after-script");
+  if (answer === "invalid") return failure(Errors.preCheckoutQueryInvalid());
+  await signalWebhook(d, botId, webhook);
+  await d.waiters.wake(redis, `${botId}:${queryId}`);
   return success(true);
 }
