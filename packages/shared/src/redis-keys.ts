@@ -9,7 +9,7 @@ const tag = (botId: string | number) => `{b:${botId}}`;
 export const keys = {
   /** Hash: id, username, first_name, token_hash, created_at. */
   bot: (botId: string | number) => `${PREFIX}:bot:${tag(botId)}`,
-  /** Global hash: lower-cased username -> bot id (uniqueness across bots). */
+  /** Global hash: lower-cased username -> bot id (uniqueness across bots), `<username>:at` -> when claimed (ms). */
   botUsernames: () => `${PREFIX}:bot-usernames`,
   /** Global counter for generated bot ids. */
   botIdSeq: () => `${PREFIX}:bot-id-seq`,

@@ -167,7 +167,3 @@ export async function pendingCount(redis: Redis, botId: string): Promise<number>
   return redis.xlen(keys.updateLog(botId));
 }
 
-/** drop_pending_updates: forgets every unconfirmed update; ids keep increasing. */
-export async function dropPending(redis: Redis, botId: string): Promise<void> {
-  await redis.del(keys.updateLog(botId));
-}

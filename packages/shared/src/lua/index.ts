@@ -7,6 +7,10 @@ const SCRIPTS = {
   spPollUpdates: { file: "poll-updates.lua", keys: 4 },
   spReleasePoll: { file: "release-poll.lua", keys: 1 },
   spRecordWebhookFailure: { file: "record-webhook-failure.lua", keys: 2 },
+  spSetWebhook: { file: "set-webhook.lua", keys: 4 },
+  spDeleteWebhook: { file: "delete-webhook.lua", keys: 3 },
+  spCreateBot: { file: "create-bot.lua", keys: 1 },
+  spClaimUsername: { file: "claim-username.lua", keys: 1 },
 } as const;
 
 type Arg = string | number;
@@ -17,6 +21,10 @@ declare module "ioredis" {
     spPollUpdates(...args: Arg[]): Promise<string[]>;
     spReleasePoll(...args: Arg[]): Promise<number>;
     spRecordWebhookFailure(...args: Arg[]): Promise<number>;
+    spSetWebhook(...args: Arg[]): Promise<number>;
+    spDeleteWebhook(...args: Arg[]): Promise<number>;
+    spCreateBot(...args: Arg[]): Promise<number>;
+    spClaimUsername(...args: Arg[]): Promise<number>;
   }
 }
 
