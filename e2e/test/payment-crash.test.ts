@@ -18,7 +18,8 @@ it("a charge and its successful_payment are written together, even when the invo
   await local.platform.putChat(bot.id, { id: 601, type: "private", first_name: "Ann" });
   const call = botClient(local.gatewayUrl, bot.token);
   const sent = await call("sendInvoice", { chat_id: 601, title: "T", description: "D", payload: "order-1", currency: "XTR", prices: [{ label: "x", amount: 7 }] });
-  const paying = local.platform.call("POST", `/bots/${bot.id}/payments`, { chat_id: 601, message_id: sent.body.result.message_id, user: { id: 601, first_name: "Ann" } });
+  const payment = { chat_id: 601, message_id: sent.body.result.message_id, user: { id: 601, first_name: "Ann" }, idempotency_key: "order-1" };
+  const paying = local.platform.call("POST", `/bots/${bot.id}/payments`, payment);
 
   let queryId = "";
   await eventually(async () => {
@@ -45,6 +46,11 @@ it("a charge and its successful_payment are written together, even when the invo
     ]);
     expect((await call("getMyStarBalance")).body.result).toEqual({ amount: 7 });
   };
+  await check();
+  // The platform, which lost its call with the process, retries with the same key: the first outcome.
+  const repeated = await local.platform.call("POST", `/bots/${bot.id}/payments`, payment);
+  const txns = (await call("getStarTransactions")).body.result.transactions as any[];
+  expect(repeated.body.result).toEqual({ status: "paid", telegram_payment_charge_id: txns[0].id });
   await check();
 
   // The bot retries the answer it never heard back about: refused, nothing moves twice.

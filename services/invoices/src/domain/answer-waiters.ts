@@ -8,7 +8,8 @@ import { listen } from "@starpost/shared";
  * caller to the timeout, where the state in Redis still tells the answer.
  */
 export class AnswerWaiters {
-  private readonly waiting = new Map<string, () => void>();
+  /** key -> the wake-ups of everyone waiting on it (a payment and its idempotent repeats). */
+  private readonly waiting = new Map<string, Set<() => void>>();
   private unlisten: (() => Promise<void>) | undefined;
 
   constructor(
@@ -21,7 +22,9 @@ export class AnswerWaiters {
   }
 
   get size(): number {
-    return this.waiting.size;
+    let n = 0;
+    for (const set of this.waiting.values()) n += set.size;
+    return n;
   }
 
   /**
@@ -30,19 +33,23 @@ export class AnswerWaiters {
    */
   wait(key: string, ms: number): Promise<boolean> {
     return new Promise((resolve) => {
+      const set = this.waiting.get(key) ?? new Set();
+      const wake = () => done(true);
       const done = (woken: boolean) => {
         clearTimeout(timer);
-        this.waiting.delete(key);
+        set.delete(wake);
+        if (set.size === 0 && this.waiting.get(key) === set) this.waiting.delete(key);
         resolve(woken);
       };
       const timer = setTimeout(() => done(false), ms);
-      this.waiting.set(key, () => done(true));
+      set.add(wake);
+      this.waiting.set(key, set);
     });
   }
 
   /** Wakes a waiter of this process only. */
   wakeLocal(key: string): void {
-    this.waiting.get(key)?.();
+    for (const wake of [...(this.waiting.get(key) ?? [])]) wake();
   }
 
   /** Wakes the waiter wherever it is: here at once, on other replicas through pub/sub. */
@@ -52,7 +59,7 @@ export class AnswerWaiters {
   }
 
   async close(): Promise<void> {
-    for (const wake of [...this.waiting.values()]) wake();
+    for (const set of [...this.waiting.values()]) for (const wake of [...set]) wake();
     await this.unlisten?.();
   }
 }

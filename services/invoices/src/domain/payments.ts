@@ -22,6 +22,8 @@ import type { InvoiceRecord } from "./send-invoice.ts";
 
 /** A pre-checkout query lives 150 s, like the update that carries it. */
 const QUERY_LIFETIME_MS = 150_000;
+/** A payment with an idempotency_key (and its query) is remembered this long for repeats. */
+export const IDEMPOTENCY_LIFETIME_MS = 86_400_000;
 
 /** Query ids look like Telegram's: a decimal 63-bit number. */
 const newQueryId = () => (randomBytes(8).readBigUInt64BE() >> 1n).toString();
@@ -56,7 +58,7 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
   const invoice = JSON.parse(recordJson) as InvoiceRecord;
 
   const user = payer(body.user);
-  const queryId = newQueryId();
+  let queryId = newQueryId();
   const chargeId = newChargeId();
   const date = Math.floor(Date.now() / 1000);
   const partner = JSON.stringify({ type: "user", transaction_type: "invoice_payment", user, invoice_payload: invoice.payload });
@@ -92,35 +94,53 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
     queue: messageQueue,
   };
 
-  const waitKey = `${botId}:${queryId}`;
-  const answered = d.waiters.wait(waitKey, d.answerTimeoutMs);
-  const [webhook, appended] = await redis.spRecordPreCheckout(
+  const key = body.idempotency_key;
+  const fingerprint = JSON.stringify([String(chat.id), body.message_id, user.id]);
+  let waitKey = `${botId}:${queryId}`;
+  let answered = d.waiters.wait(waitKey, d.answerTimeoutMs);
+  const [outcome, a, b] = await redis.spRecordPreCheckout(
     ...logKeys(botId),
     keys.preCheckout(botId, queryId),
     keys.users(botId),
+    keys.paymentKey(botId, key ?? ""),
     ...logArgs(botId),
     ...kindArgs("pre_checkout_query"),
     updateKind("pre_checkout_query")!.queueKey(query),
     JSON.stringify(query),
-    QUERY_LIFETIME_MS,
+    key === undefined ? QUERY_LIFETIME_MS : IDEMPOTENCY_LIFETIME_MS,
     d.answerTimeoutMs,
     String(user.id),
     userJson,
+    key === undefined ? "0" : "1",
+    queryId,
+    fingerprint,
     ...Object.entries(fields).flat(),
   );
-  await signalWebhook(d, botId, webhook);
-  // A bot that excluded pre_checkout_query from allowed_updates can never answer: expire now.
-  if (typeof appended !== "number") d.waiters.wakeLocal(waitKey);
+  if (outcome === "repeat") {
+    d.waiters.wakeLocal(waitKey);
+    if (b !== 1) return failure(Errors.idempotencyKeyReused());
+    // The first attempt's query: wait for its answer (or its deadline) like the first attempt.
+    queryId = String(a);
+    waitKey = `${botId}:${queryId}`;
+    answered = d.waiters.wait(waitKey, d.answerTimeoutMs);
+    const [state, deadline] = await redis.hmget(keys.preCheckout(botId, queryId), "state", "deadline");
+    if (state !== "pending" || Number(deadline) <= Date.now()) d.waiters.wakeLocal(waitKey);
+  } else {
+    await signalWebhook(d, botId, Number(a));
+    // A bot that excluded pre_checkout_query from allowed_updates can never answer: expire now.
+    if (typeof b !== "number") d.waiters.wakeLocal(waitKey);
+  }
   await answered;
 
   const [state, settledCharge, errorMessage] = await redis.spSettlePreCheckout(keys.preCheckout(botId, queryId));
+  if (outcome === "repeat" && state === "missing") return success({ status: "expired" });
   const result: PaymentResult =
     state === "paid"
       ? { status: "paid", telegram_payment_charge_id: settledCharge }
       : state === "declined"
         ? { status: "declined", error_message: errorMessage }
         : { status: "expired" };
-  d.onPayment(result.status);
+  if (outcome !== "repeat") d.onPayment(result.status);
   return success(result);
 }
 

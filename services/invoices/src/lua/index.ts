@@ -4,7 +4,7 @@ import { defineLuaCommands } from "@starpost/shared";
 /** The invoices service's Lua commands (only this service moves money), defined once per client. */
 const SCRIPTS = {
   spSendInvoice: { file: "send-invoice.lua", keys: 5 },
-  spRecordPreCheckout: { file: "record-pre-checkout.lua", keys: 6 },
+  spRecordPreCheckout: { file: "record-pre-checkout.lua", keys: 7 },
   spAnswerPreCheckout: { file: "answer-pre-checkout.lua", keys: 9 },
   spSettlePreCheckout: { file: "settle-pre-checkout.lua", keys: 1 },
   spRefundStarPayment: { file: "refund-star-payment.lua", keys: 9 },
@@ -15,7 +15,7 @@ type Arg = string | number;
 declare module "ioredis" {
   interface RedisCommander<Context> {
     spSendInvoice(...args: Arg[]): Promise<string[]>;
-    spRecordPreCheckout(...args: Arg[]): Promise<[number, number | string]>;
+    spRecordPreCheckout(...args: Arg[]): Promise<[string, number | string, number | string]>;
     spAnswerPreCheckout(...args: Arg[]): Promise<[string, number?]>;
     spSettlePreCheckout(...args: Arg[]): Promise<[string, string, string]>;
     spRefundStarPayment(...args: Arg[]): Promise<[string, number?]>;
