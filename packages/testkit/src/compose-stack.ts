@@ -4,7 +4,7 @@ import { createInterface } from "node:readline";
 import { readCompose, REPO_ROOT, type ComposeService } from "./compose-file.ts";
 import { stopProcess, track } from "./child-processes.ts";
 import { freePort } from "./redis-server.ts";
-import { Supervisor, type SupervisorOptions } from "./supervisor.ts";
+import type { Supervisor } from "./supervisor.ts";
 
 /**
  * Runs the services of docker-compose.yml as local OS processes: the same entry points, the same
@@ -37,8 +37,8 @@ export interface ProcessStackOptions {
   logDir?: string;
   /** every output line of every process, for tests that read the logs. */
   onLine?: (name: string, line: string) => void;
-  /** restart processes that die, as compose's `restart: unless-stopped` (npm start, the chaos suite). */
-  supervise?: SupervisorOptions;
+  /** restarts processes that die, as compose's `restart: unless-stopped` (npm start, the chaos suite). */
+  supervisor?: Supervisor;
 }
 
 export interface ProcessStack {
@@ -51,8 +51,6 @@ export interface ProcessStack {
    * test's crash point removed); resolves when it is ready.
    */
   restart(name: string, env?: Record<string, string | undefined>): Promise<ServiceProcess>;
-  /** the supervisor when `supervise` was given. */
-  supervisor?: Supervisor;
   stop(): Promise<void>;
 }
 
@@ -104,7 +102,7 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
         return local ? `${scheme}${local}` : m;
       });
 
-  const supervisor = opts.supervise ? new Supervisor(opts.supervise) : undefined;
+  const supervisor = opts.supervisor;
   const entries = new Map<string, string>();
   const spawnChild = (proc: ServiceProcess, entry: string): ChildProcess => {
     entries.set(proc.name, entry);
@@ -163,8 +161,8 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     gatewayUrl: `http://127.0.0.1:${gateway.port}`,
     processes,
     addReplica: (service) => launch(services.find((s) => s.name === service)!),
-    supervisor,
     async restart(name, env = {}) {
+      if (supervisor) throw new Error("restart() is for stacks without a supervisor (it restarts by itself)");
       const proc = processes.find((p) => p.name === name)!;
       await stopProcess(proc.child, "SIGKILL");
       for (const [k, v] of Object.entries(env)) {

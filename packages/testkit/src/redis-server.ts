@@ -25,6 +25,8 @@ export interface RedisServer {
   process: ChildProcess;
   /** SIGKILL, or a clean shutdown, then start again on the same port and data dir (AOF reload). */
   restart(opts?: { kill?: boolean }): Promise<void>;
+  /** starts the server again after it died (a supervisor's restart); does not wait for it. */
+  respawn(): ChildProcess;
   stop(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ export async function startRedis(opts: { appendonly?: boolean; dir?: string } = 
     port,
     dir,
     process: launch(),
+    respawn: () => (server.process = launch()),
     async restart({ kill = false } = {}) {
       await stopProcess(server.process, kill ? "SIGKILL" : "SIGTERM");
       server.process = launch();
