@@ -28,6 +28,12 @@ export function interpolate(value: string, env: Record<string, string | undefine
   });
 }
 
+/** The compose file's `redis` service command, interpolated against `env`. */
+export function readRedisCommand(env: Record<string, string | undefined> = process.env, file = `${REPO_ROOT}docker-compose.yml`): string[] {
+  const raw = parse(readFileSync(file, "utf8"), { merge: true }) as Raw;
+  return (raw.services.redis?.command ?? []).map((arg) => interpolate(arg, env));
+}
+
 /** The starpost services declared in docker-compose.yml (every service built from the repo). */
 export function readCompose(env: Record<string, string | undefined> = process.env, file = `${REPO_ROOT}docker-compose.yml`): ComposeService[] {
   const raw = parse(readFileSync(file, "utf8"), { merge: true }) as Raw;
