@@ -71,7 +71,7 @@ export async function appendUpdates(
   });
 }
 
-/** Appends one update to an existing bot's log (payments, refunds). */
+/** Appends one update to an existing bot's log (tests back-date updates with `now`). */
 export async function appendUpdate(redis: Redis, botId: string, kind: string, payload: unknown, now = Date.now()): Promise<AppendOutcome> {
   const [outcome] = (await appendUpdates(redis, botId, [{ kind, payload }], undefined, now)) ?? [];
   return outcome ?? { outcome: "dropped", reason: "unknown_kind" };
