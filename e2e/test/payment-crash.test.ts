@@ -63,3 +63,35 @@ it("a charge and its successful_payment are written together, even when the invo
   await eventually(async () => (await fetch(`${local.gatewayUrl}/readyz`)).ok && (await fetch(`http://127.0.0.1:${invoices.port}/readyz`)).ok, 20_000);
   await check();
 });
+
+it("an answer whose process died before its step moved nothing, and its retry pays once", async () => {
+  await local.stack.restart("invoices", { STARPOST_CRASH_POINT: "answer-pre-checkout:before-script" });
+  const bot = await local.platform.createBot();
+  await local.platform.putChat(bot.id, { id: 602, type: "private", first_name: "Bo" });
+  const call = botClient(local.gatewayUrl, bot.token);
+  const sent = await call("sendInvoice", { chat_id: 602, title: "T", description: "D", payload: "order-2", currency: "XTR", prices: [{ label: "x", amount: 3 }] });
+  const payment = { chat_id: 602, message_id: sent.body.result.message_id, user: { id: 602, first_name: "Bo" }, idempotency_key: "order-2" };
+  const paying = local.platform.call("POST", `/bots/${bot.id}/payments`, payment);
+  let queryId = "";
+  await eventually(async () => {
+    queryId = ((await call("getUpdates", { timeout: 0 })).body.result as any[]).find((u) => u.pre_checkout_query)?.pre_checkout_query.id ?? "";
+    return queryId !== "";
+  });
+  const invoices = local.stack.processes.find((p) => p.service === "invoices")!;
+  const died = new Promise((resolve) => invoices.child.once("exit", (_code, signal) => resolve(signal)));
+  expect((await call("answerPreCheckoutQuery", { pre_checkout_query_id: queryId, ok: true })).status).toBeGreaterThanOrEqual(500);
+  expect(await died).toBe("SIGKILL");
+  expect((await paying).status).toBeGreaterThanOrEqual(500);
+
+  await local.stack.restart("invoices", { STARPOST_CRASH_POINT: undefined });
+  expect((await call("getStarTransactions")).body.result.transactions).toEqual([]);
+  const updates = async () => (await call("getUpdates", { timeout: 0 })).body.result as any[];
+  expect((await updates()).filter((u) => u.message?.successful_payment)).toEqual([]);
+
+  // The query is still pending (its 10 s run from the payment): the bot's retry goes through, once.
+  expect((await call("answerPreCheckoutQuery", { pre_checkout_query_id: queryId, ok: true })).body).toEqual({ ok: true, result: true });
+  const txns = (await call("getStarTransactions")).body.result.transactions as any[];
+  expect(txns).toHaveLength(1);
+  expect((await updates()).filter((u) => u.message?.successful_payment).map((u) => u.message.successful_payment.telegram_payment_charge_id)).toEqual([txns[0].id]);
+  expect((await local.platform.call("POST", `/bots/${bot.id}/payments`, payment)).body.result).toEqual({ status: "paid", telegram_payment_charge_id: txns[0].id });
+});

@@ -158,6 +158,7 @@ export async function answerPreCheckoutQuery(
   const queryId = p.pre_checkout_query_id;
   // Ids are ours (digits only); anything else cannot name a query and must not shape a key.
   if (!/^\d{1,20}$/.test(queryId)) return failure(Errors.preCheckoutQueryInvalid());
+  crashPoint("answer-pre-checkout:before-script");
   const [answer, webhook] = await redis.spAnswerPreCheckout(
     ...logKeys(botId),
     keys.preCheckout(botId, queryId),
