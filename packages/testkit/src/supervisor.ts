@@ -29,7 +29,7 @@ export class Supervisor {
 
   /** Watches `child`; when it dies, `respawn` is called after the backoff and the new child watched. */
   watch(name: string, child: ChildProcess, respawn: () => ChildProcess): void {
-    const { baseDelayMs = 500, maxDelayMs = 10_000, stableMs = 30_000, maxTries = 5 } = this.opts;
+    const { baseDelayMs = 500, maxDelayMs = 10_000, stableMs = 10_000, maxTries = 5 } = this.opts;
     const state = this.state.get(name) ?? { restarts: 0, gaveUp: false, tries: 0 };
     this.state.set(name, state);
     const started = Date.now();

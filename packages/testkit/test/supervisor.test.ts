@@ -29,7 +29,7 @@ it("gives up on a process that keeps crashing, and says so", async () => {
   supervisor.watch("broken", respawn(), respawn);
   await eventually(() => supervisor.crashLooping.length === 1);
   expect(supervisor.crashLooping).toEqual(["broken"]);
-  expect(lines.at(-1)).toBe("broken keeps crashing (3 restarts, each dying within 30 s): giving up on it");
+  expect(lines.at(-1)).toBe("broken keeps crashing (3 restarts, each dying within 10 s): giving up on it");
   expect(supervisor.state.get("broken")?.restarts).toBe(3);
 });
 
