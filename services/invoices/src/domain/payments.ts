@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import {
   chatJson,
   crashPoint,
+  type Chat,
   Errors,
   failure,
   findChat,
@@ -43,22 +44,10 @@ export type PaymentResult =
   | { status: "expired" };
 
 /**
- * `POST /platform/v1/bots/:botId/payments`: a user pays an invoice message. Emits the
- * pre_checkout_query and waits (≤ 10 s) for the bot's answer, which may reach any replica;
- * everything the answer needs — the charge and the ledger entry it will write — is stored with
- * the query, so the answering replica moves the money in one Lua step.
+ * The query a payment emits and the fields stored with it: everything the answer and a later
+ * refund write (charge, ledger entries, the messages' parts), so their Lua steps only assemble it.
  */
-export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): Promise<MethodOutcome> {
-  const { redis } = d;
-  if (!(await getBot(redis, botId))) return failure(Errors.botNotFound());
-  const chat = await findChat(redis, botId, body.chat_id);
-  if (!chat) return failure(Errors.chatNotFound());
-  const recordJson = await redis.hget(keys.invoices(botId), `${chat.id}:${body.message_id}`);
-  if (!recordJson) return failure(Errors.invoiceMessageNotFound());
-  const invoice = JSON.parse(recordJson) as InvoiceRecord;
-
-  const user = payer(body.user);
-  let queryId = newQueryId();
+function paymentRecord(invoice: InvoiceRecord, chat: Chat, user: Record<string, unknown>, queryId: string) {
   const chargeId = newChargeId();
   const date = Math.floor(Date.now() / 1000);
   const partner = JSON.stringify({ type: "user", transaction_type: "invoice_payment", user, invoice_payload: invoice.payload });
@@ -66,7 +55,6 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
   const chatJsonText = JSON.stringify(chatJson(chat));
   const payment = { currency: "XTR", total_amount: invoice.total_amount, invoice_payload: invoice.payload, telegram_payment_charge_id: chargeId };
   const messageQueue = updateKind("message")!.queueKey({ chat });
-  // Everything the answer and a later refund write, stored now: their Lua steps only assemble it.
   const charge = {
     id: chargeId,
     status: "paid",
@@ -83,7 +71,7 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
   };
   const query = { id: queryId, from: user, currency: invoice.currency, total_amount: invoice.total_amount, invoice_payload: invoice.payload };
   const fields = {
-    amount: invoice.total_amount,
+    amount: String(invoice.total_amount),
     chat_id: String(chat.id),
     charge_id: chargeId,
     charge: JSON.stringify(charge),
@@ -93,9 +81,31 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
     paid: JSON.stringify({ ...payment, provider_payment_charge_id: "" }),
     queue: messageQueue,
   };
+  return { query, fields };
+}
+
+/**
+ * `POST /platform/v1/bots/:botId/payments`: a user pays an invoice message. Emits the
+ * pre_checkout_query and waits (≤ 10 s) for the bot's answer, which may reach any replica;
+ * everything the answer needs — the charge and the ledger entry it will write — is stored with
+ * the query, so the answering replica moves the money in one Lua step.
+ */
+export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): Promise<MethodOutcome> {
+  const { redis } = d;
+  if (!(await getBot(redis, botId))) return failure(Errors.botNotFound());
+  const chat = await findChat(redis, botId, body.chat_id);
+  if (!chat) return failure(Errors.chatNotFound());
+  const recordJson = await redis.hget(keys.invoices(botId), `${chat.id}:${body.message_id}`);
+  if (!recordJson) return failure(Errors.invoiceMessageNotFound());
+  const invoice = JSON.parse(recordJson) as InvoiceRecord;
+
+  const user = payer(body.user);
+  let queryId = newQueryId();
+  const { query, fields } = paymentRecord(invoice, chat, user, queryId);
+  const userJson = fields.user;
 
   const key = body.idempotency_key;
-  const fingerprint = JSON.stringify([String(chat.id), body.message_id, user.id]);
+  const fingerprint = JSON.stringify([fields.chat_id, body.message_id, user.id]);
   let waitKey = `${botId}:${queryId}`;
   let answered = d.waiters.wait(waitKey, d.answerTimeoutMs);
   const [outcome, a, b] = await redis.spRecordPreCheckout(
