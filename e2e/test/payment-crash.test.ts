@@ -13,14 +13,17 @@ beforeAll(async () => {
 });
 afterAll(() => local?.stop());
 
-it("a charge and its successful_payment are written together, even when the invoices process dies right after", async () => {
+/**
+ * A bot, a user's payment of an invoice (with an idempotency key) and the bot's answer, during
+ * which the invoices process kills itself at its crash point; resolves once it died.
+ */
+async function answerAndDie(chatId: number, amount: number, payload: string) {
   const bot = await local.platform.createBot();
-  await local.platform.putChat(bot.id, { id: 601, type: "private", first_name: "Ann" });
+  await local.platform.putChat(bot.id, { id: chatId, type: "private", first_name: "Ann" });
   const call = botClient(local.gatewayUrl, bot.token);
-  const sent = await call("sendInvoice", { chat_id: 601, title: "T", description: "D", payload: "order-1", currency: "XTR", prices: [{ label: "x", amount: 7 }] });
-  const payment = { chat_id: 601, message_id: sent.body.result.message_id, user: { id: 601, first_name: "Ann" }, idempotency_key: "order-1" };
+  const sent = await call("sendInvoice", { chat_id: chatId, title: "T", description: "D", payload, currency: "XTR", prices: [{ label: "x", amount }] });
+  const payment = { chat_id: chatId, message_id: sent.body.result.message_id, user: { id: chatId, first_name: "Ann" }, idempotency_key: payload };
   const paying = local.platform.call("POST", `/bots/${bot.id}/payments`, payment);
-
   let queryId = "";
   await eventually(async () => {
     const updates = (await call("getUpdates", { timeout: 0 })).body.result as any[];
@@ -33,7 +36,11 @@ it("a charge and its successful_payment are written together, even when the invo
   expect(await died).toBe("SIGKILL");
   expect(answer.status).toBeGreaterThanOrEqual(500);
   expect((await paying).status).toBeGreaterThanOrEqual(500);
+  return { bot, call, payment, queryId, invoices };
+}
 
+it("a charge and its successful_payment are written together, even when the invoices process dies right after", async () => {
+  const { bot, call, payment, queryId, invoices } = await answerAndDie(601, 7, "order-1");
   await local.stack.restart("invoices", { STARPOST_CRASH_POINT: undefined });
   const check = async () => {
     const txns = (await call("getStarTransactions")).body.result.transactions as any[];
@@ -66,23 +73,7 @@ it("a charge and its successful_payment are written together, even when the invo
 
 it("an answer whose process died before its step moved nothing, and its retry pays once", async () => {
   await local.stack.restart("invoices", { STARPOST_CRASH_POINT: "answer-pre-checkout:before-script" });
-  const bot = await local.platform.createBot();
-  await local.platform.putChat(bot.id, { id: 602, type: "private", first_name: "Bo" });
-  const call = botClient(local.gatewayUrl, bot.token);
-  const sent = await call("sendInvoice", { chat_id: 602, title: "T", description: "D", payload: "order-2", currency: "XTR", prices: [{ label: "x", amount: 3 }] });
-  const payment = { chat_id: 602, message_id: sent.body.result.message_id, user: { id: 602, first_name: "Bo" }, idempotency_key: "order-2" };
-  const paying = local.platform.call("POST", `/bots/${bot.id}/payments`, payment);
-  let queryId = "";
-  await eventually(async () => {
-    queryId = ((await call("getUpdates", { timeout: 0 })).body.result as any[]).find((u) => u.pre_checkout_query)?.pre_checkout_query.id ?? "";
-    return queryId !== "";
-  });
-  const invoices = local.stack.processes.find((p) => p.service === "invoices")!;
-  const died = new Promise((resolve) => invoices.child.once("exit", (_code, signal) => resolve(signal)));
-  expect((await call("answerPreCheckoutQuery", { pre_checkout_query_id: queryId, ok: true })).status).toBeGreaterThanOrEqual(500);
-  expect(await died).toBe("SIGKILL");
-  expect((await paying).status).toBeGreaterThanOrEqual(500);
-
+  const { bot, call, payment, queryId } = await answerAndDie(602, 3, "order-2");
   await local.stack.restart("invoices", { STARPOST_CRASH_POINT: undefined });
   expect((await call("getStarTransactions")).body.result.transactions).toEqual([]);
   const updates = async () => (await call("getUpdates", { timeout: 0 })).body.result as any[];
