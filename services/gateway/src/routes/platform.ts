@@ -21,7 +21,7 @@ export function registerPlatformApi(app: FastifyInstance, deps: { services: Serv
       method: route.method,
       url: `/platform/v1${route.url}`,
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
-        if (!authorized(req.headers.authorization)) return sendError(reply, Errors.platformUnauthorized());
+        if (!authorized(req.headers.authorization)) return sendError(reply, Errors.unauthorized());
         const path = req.url.slice("/platform/v1".length).split("?", 1)[0]!;
         const body = req.body === undefined ? undefined : JSON.stringify(req.body);
         const answer = await deps.services.platform(route.service, route.method, path, body, abortOnClose(reply));
