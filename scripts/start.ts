@@ -1,15 +1,18 @@
 /**
  * `npm start`: the whole stack on this machine. A private redis-server (data and append-only file
  * under .data/redis) unless REDIS_URL is set, then the services of docker-compose.yml as local
- * processes (logs under .data/logs). Ctrl-C stops everything.
+ * processes (logs under .data/logs). Like compose's `restart: unless-stopped`, a process that dies
+ * (the private redis-server included) is restarted with backoff, and one that keeps crashing is
+ * reported and given up. Ctrl-C stops everything. STARPOST_DATA_DIR moves .data elsewhere.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT, startProcessStack, startRedis } from "@starpost/testkit";
+import { REPO_ROOT, startProcessStack, startRedis, Supervisor } from "@starpost/testkit";
 
-const data = join(REPO_ROOT, ".data");
+const data = process.env.STARPOST_DATA_DIR ?? join(REPO_ROOT, ".data");
 mkdirSync(join(data, "redis"), { recursive: true });
+const supervisor = new Supervisor({ log: (line) => process.stderr.write(`starpost: ${line}\n`) });
 
 function platformToken(): string {
   if (process.env.PLATFORM_TOKEN) return process.env.PLATFORM_TOKEN;
@@ -18,9 +21,11 @@ function platformToken(): string {
   return readFileSync(file, "utf8").trim();
 }
 
-async function redisServer(): Promise<{ url: string; stop: () => Promise<void> }> {
+async function redisServer(): Promise<{ url: string; process?: { pid?: number }; stop: () => Promise<void> }> {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => {} };
-  return startRedis({ appendonly: true, dir: join(data, "redis") });
+  const server = await startRedis({ appendonly: true, dir: join(data, "redis") });
+  supervisor.watch("redis-server", server.process, () => server.respawn());
+  return server;
 }
 
 const token = platformToken();
@@ -30,6 +35,7 @@ const stack = await startProcessStack({
   redisUrl: redis.url,
   gatewayPort: port,
   logDir: join(data, "logs"),
+  supervisor,
   env: {
     PLATFORM_TOKEN: token,
     INTERNAL_TOKEN: randomBytes(16).toString("hex"),
@@ -38,6 +44,7 @@ const stack = await startProcessStack({
     ...(process.env.LOG_LEVEL ? { LOG_LEVEL: process.env.LOG_LEVEL } : {}),
   },
 }).catch(async (err) => {
+  supervisor.stop();
   await redis.stop();
   throw err;
 });
@@ -45,12 +52,12 @@ const stack = await startProcessStack({
 const root = stack.gatewayUrl;
 const example = "starpost_${RANDOM}";
 process.stdout.write(`
-starpost is running (${stack.processes.map((p) => p.name).join(", ")})
+starpost is running (${[...(redis.process ? [`redis-server pid ${redis.process.pid}`] : []), ...stack.processes.map((p) => `${p.name} pid ${p.child.pid}`)].join(", ")})
 
   Bot API root     ${root}          (bots call ${root}/bot<token>/<method>)
   Platform API     ${root}/platform/v1   Authorization: Bearer ${token}
-  Redis            ${redis.url}${process.env.REDIS_URL ? "" : "   (data in .data/redis)"}
-  Logs             .data/logs/
+  Redis            ${redis.url}${process.env.REDIS_URL ? "" : `   (data in ${join(data, "redis")})`}
+  Logs             ${join(data, "logs")}
 
 Create a bot and call getMe:
 
@@ -64,14 +71,10 @@ const stop = async () => {
   if (stopping) return;
   stopping = true;
   process.stdout.write("\nstopping starpost...\n");
+  supervisor.stop();
   await stack.stop();
   await redis.stop();
   process.exit(0);
 };
 process.on("SIGINT", () => void stop());
 process.on("SIGTERM", () => void stop());
-for (const p of stack.processes) {
-  p.child.once("exit", (code, signal) => {
-    if (!stopping) process.stderr.write(`starpost: ${p.name} exited (${signal ?? code}); see .data/logs/${p.name}.log\n`);
-  });
-}

@@ -10,9 +10,11 @@ export const PLATFORM_TOKEN = "bench-platform-token-0123456789";
 
 export type BenchStack = LocalStack;
 
-export function startBenchStack(opts: { workers?: number; env?: Record<string, string> } = {}): Promise<BenchStack> {
+export function startBenchStack(opts: { workers?: number; env?: Record<string, string>; aof?: "always" | "everysec" | "no" } = {}): Promise<BenchStack> {
+  const aof = opts.aof ?? (process.env.BENCH_AOF === "no" ? "no" : "always");
   return startLocalStack({
-    appendonly: process.env.BENCH_AOF !== "no",
+    appendonly: aof !== "no",
+    appendfsync: aof === "no" ? undefined : aof,
     platformToken: PLATFORM_TOKEN,
     workers: opts.workers ?? 0,
     env: { LOG_LEVEL: "warn", ...opts.env },

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ALL_CONFIG_SCHEMAS, parseConfig } from "@starpost/shared";
-import { readCompose } from "@starpost/testkit";
+import { readCompose, readRedisCommand } from "@starpost/testkit";
 
 // The compose file is checked against the services' real config schemas: every variable it sets
 // exists and parses (`npm run test:compose` then runs it on a Docker engine).
@@ -25,6 +25,14 @@ describe("docker-compose.yml", () => {
       expect(service.entry).toBe(`services/${service.name}/src/main.ts`);
     });
   }
+
+  it("runs Redis with the append-only file fsynced on every write unless REDIS_APPENDFSYNC says otherwise", () => {
+    const command = (env: Record<string, string>) => readRedisCommand(env);
+    const option = (args: string[], name: string) => args[args.indexOf(name) + 1];
+    expect(option(command({}), "--appendonly")).toBe("yes");
+    expect(option(command({}), "--appendfsync")).toBe("always");
+    expect(option(command({ REDIS_APPENDFSYNC: "everysec" }), "--appendfsync")).toBe("everysec");
+  });
 
   it("refuses to start the gateway without a platform token", () => {
     expect(() => readCompose({})).toThrow(/PLATFORM_TOKEN is required/);

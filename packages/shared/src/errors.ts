@@ -78,6 +78,7 @@ export const Errors = {
   updateKindNeverProduced: (kind: string) => bad(`update kind "${kind}" is never produced`),
   updateKindUnknown: (kind: string) => bad(`unknown update kind "${kind}"`),
   tooManyUpdates: () => bad("at most 1000 updates per call"),
+  idempotencyKeyReused: () => bad("idempotency_key was already used for another payment"),
 
   // getUpdates and webhooks
   conflictWebhookActive: () =>

@@ -2,6 +2,7 @@ export * from "./allowed-updates.ts";
 export * from "./bot-registry.ts";
 export * from "./chats.ts";
 export * from "./config.ts";
+export * from "./crash-point.ts";
 export * from "./delivery-queue.ts";
 export * from "./envelope.ts";
 export * from "./http-server.ts";

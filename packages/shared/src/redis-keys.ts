@@ -9,7 +9,7 @@ const tag = (botId: string | number) => `{b:${botId}}`;
 export const keys = {
   /** Hash: id, username, first_name, token_hash, created_at. */
   bot: (botId: string | number) => `${PREFIX}:bot:${tag(botId)}`,
-  /** Global hash: lower-cased username -> bot id (uniqueness across bots). */
+  /** Global hash: lower-cased username -> bot id (uniqueness across bots), `<username>:at` -> when claimed (ms). */
   botUsernames: () => `${PREFIX}:bot-usernames`,
   /** Global counter for generated bot ids. */
   botIdSeq: () => `${PREFIX}:bot-id-seq`,
@@ -74,6 +74,8 @@ export const keys = {
   invoices: (botId: string | number) => `${PREFIX}:invoices:${tag(botId)}`,
   /** Hash per pre-checkout query (state, deadline, the credit it makes when paid), with TTL. */
   preCheckout: (botId: string | number, queryId: string) => `${PREFIX}:pcq:${tag(botId)}:${queryId}`,
+  /** Hash per platform idempotency_key of a payment (query id, body fingerprint), with TTL. */
+  paymentKey: (botId: string | number, key: string) => `${PREFIX}:pay-key:${tag(botId)}:${key}`,
   /** Pub/sub channel: `<bot id>:<query id>` is published when a pre-checkout query is answered. */
   preCheckoutChannel: () => `${PREFIX}:pcq-answered`,
   /** Hash: charge id -> charge JSON (paid, refunded). */

@@ -1,25 +1,55 @@
+import type { Redis } from "ioredis";
 import type { Logger } from "./logger.ts";
+
+export interface ShutdownOptions {
+  /** the longest a graceful stop may take (a webhook request in flight may take 60 s). */
+  graceMs?: number;
+  /** the process's Redis clients: while none can reach Redis, stopping does not wait for it. */
+  redis?: Redis[];
+  /** how long Redis may stay unreachable during a stop before the process exits anyway. */
+  unreachableMs?: number;
+}
+
+const unreachable = (c: Redis) => c.status === "connecting" || c.status === "reconnecting";
 
 /**
  * Graceful shutdown on SIGTERM/SIGINT: run `stop` once (stop accepting, finish in-flight work,
  * close Redis), then exit. A second signal, or `stop` taking longer than `graceMs`, exits at once.
+ * Without Redis nothing in flight can be confirmed or handed back (it stays pending there, and is
+ * delivered or retried after the restart), so when Redis stays unreachable for `unreachableMs`
+ * during the stop, the process exits at once instead of waiting for reconnects.
  */
-export function onShutdown(logger: Logger, stop: () => Promise<void>, graceMs = 65_000): void {
+export function onShutdown(logger: Logger, stop: () => Promise<void>, opts: ShutdownOptions = {}): void {
+  const { graceMs = 65_000, redis = [], unreachableMs = 1000 } = opts;
   let stopping = false;
+  const exit = (code: number) => {
+    for (const c of redis) c.disconnect();
+    process.exit(code);
+  };
   const handler = (signal: NodeJS.Signals) => {
-    if (stopping) process.exit(1);
+    if (stopping) exit(1);
     stopping = true;
     logger.info({ signal }, "shutting down");
     const timer = setTimeout(() => {
       logger.error("shutdown took too long; exiting");
-      process.exit(1);
+      exit(1);
     }, graceMs);
     timer.unref();
+    let downSince = 0;
+    const watch = setInterval(() => {
+      if (!redis.some(unreachable)) downSince = 0;
+      else if (downSince === 0) downSince = Date.now();
+      else if (Date.now() - downSince >= unreachableMs) {
+        logger.warn("redis unreachable; exiting without waiting for in-flight work (it stays pending in redis)");
+        exit(1);
+      }
+    }, 100);
+    watch.unref();
     stop().then(
-      () => process.exit(0),
+      () => exit(0),
       (err) => {
         logger.error({ err }, "shutdown failed");
-        process.exit(1);
+        exit(1);
       },
     );
   };

@@ -35,6 +35,21 @@ export interface Parties {
 }
 
 /**
+ * The first KEYS of every script that includes update-log.lua: the bot's log stream, its
+ * update_id counter, its allowed_updates set and its webhook hash (log_open's order).
+ */
+export const logKeys = (botId: string): string[] => [keys.updateLog(botId), keys.updateSeq(botId), keys.allowedUpdates(botId), keys.webhook(botId)];
+
+/** The first ARGV of those scripts: the pending cap, the wake channel and the bot id. */
+export const logArgs = (botId: string): (string | number)[] => [MAX_PENDING_UPDATES, keys.wakeChannel(), botId];
+
+/** What a script needs to append an update of `name` it builds itself: kind, opt-in flag, lifetime (ms). */
+export function kindArgs(name: string): string[] {
+  const kind = updateKind(name)!;
+  return [kind.name, kind.optIn ? "1" : "0", String(kind.lifetime * 1000)];
+}
+
+/**
  * Appends updates (`{<kind>: payload}` without update_id) to the bot's log in one Lua call,
  * registering `parties` first. Filtering by allowed_updates happens here, at creation, as in the
  * official server; queued updates stay. `undefined` when the bot does not exist.
@@ -46,7 +61,7 @@ export async function appendUpdates(
   parties: Parties = { chats: [], users: [] },
   now = Date.now(),
 ): Promise<AppendOutcome[] | undefined> {
-  const args: (string | number)[] = [MAX_PENDING_UPDATES, keys.wakeChannel(), botId, parties.chats.length, parties.users.length];
+  const args: (string | number)[] = [...logArgs(botId), parties.chats.length, parties.users.length];
   for (const c of parties.chats) args.push(c.id, c.username?.toLowerCase() ?? "", JSON.stringify(chatJson(c)));
   for (const u of parties.users) args.push(u.id, JSON.stringify(u));
   const known = updates.map((u) => updateKind(u.kind));
@@ -57,11 +72,8 @@ export async function appendUpdates(
     args.push(u.history ? String(u.history.chatId) : "", u.history?.messageId ?? "");
   });
   const reply = await redis.spAppendUpdates(
+    ...logKeys(botId),
     keys.bot(botId),
-    keys.updateLog(botId),
-    keys.updateSeq(botId),
-    keys.allowedUpdates(botId),
-    keys.webhook(botId),
     keys.chats(botId),
     keys.chatUsernames(botId),
     keys.users(botId),
@@ -82,7 +94,10 @@ export async function appendUpdates(
   });
 }
 
-/** Appends one update to an existing bot's log (payments, refunds), recording its message in a history when given. */
+/**
+ * Appends one update to an existing bot's log, recording its message in a history when given
+ * (tests back-date updates with `now`).
+ */
 export async function appendUpdate(
   redis: Redis,
   botId: string,
@@ -185,7 +200,3 @@ export async function pendingCount(redis: Redis, botId: string): Promise<number>
   return redis.xlen(keys.updateLog(botId));
 }
 
-/** drop_pending_updates: forgets every unconfirmed update; ids keep increasing. */
-export async function dropPending(redis: Redis, botId: string): Promise<void> {
-  await redis.del(keys.updateLog(botId));
-}

@@ -30,6 +30,12 @@ export function interpolate(value: string, env: Record<string, string | undefine
   });
 }
 
+/** The compose file's `redis` service command, interpolated against `env`. */
+export function readRedisCommand(env: Record<string, string | undefined> = process.env, file = `${REPO_ROOT}docker-compose.yml`): string[] {
+  const raw = parse(readFileSync(file, "utf8"), { merge: true }) as Raw;
+  return (raw.services.redis?.command ?? []).map((arg) => interpolate(arg, env));
+}
+
 /** `pnpm run build` bundles services/<name>/src/main.ts into dist/<name>.mjs. */
 const BUNDLE = /^dist\/([a-z-]+)\.mjs$/;
 

@@ -5,6 +5,7 @@ import { createInterface } from "node:readline";
 import { readCompose, REPO_ROOT, type ComposeService } from "./compose-file.ts";
 import { stopProcess, track } from "./child-processes.ts";
 import { freePort } from "./redis-server.ts";
+import type { Supervisor } from "./supervisor.ts";
 
 /**
  * Runs the services of docker-compose.yml as local OS processes: the same entry points, the same
@@ -39,6 +40,8 @@ export interface ProcessStackOptions {
   logDir?: string;
   /** every output line of every process, for tests that read the logs. */
   onLine?: (name: string, line: string) => void;
+  /** restarts processes that die, as compose's `restart: unless-stopped` (npm start, the chaos suite). */
+  supervisor?: Supervisor;
 }
 
 export interface ProcessStack {
@@ -46,6 +49,11 @@ export interface ProcessStack {
   processes: ServiceProcess[];
   /** starts another replica of a service (e.g. a webhook worker). */
   addReplica(service: string): Promise<ServiceProcess>;
+  /**
+   * Kills a process (SIGKILL) if it runs and starts it again on its port, `env` changed (e.g. a
+   * test's crash point removed); resolves when it is ready.
+   */
+  restart(name: string, env?: Record<string, string | undefined>): Promise<ServiceProcess>;
   stop(): Promise<void>;
 }
 
@@ -97,6 +105,27 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
         return local ? `${scheme}${local}` : m;
       });
 
+  const supervisor = opts.supervisor;
+  const entries = new Map<string, string[]>();
+  /** `entry`: the node arguments that run the service (its bundle, or its source through tsx). */
+  const spawnChild = (proc: ServiceProcess, entry: string[]): ChildProcess => {
+    entries.set(proc.name, entry);
+    const child = track(spawn(process.execPath, [...(opts.nodeArgs ?? []), ...entry], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...proc.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    }));
+    const file = opts.logDir ? createWriteStream(`${opts.logDir}/${proc.name}.log`, { flags: "a" }) : undefined;
+    for (const stream of [child.stdout!, child.stderr!]) {
+      createInterface({ input: stream }).on("line", (line) => {
+        file?.write(line + "\n");
+        opts.onLine?.(proc.name, line);
+      });
+    }
+    child.once("close", () => file?.end());
+    return child;
+  };
+
   const launch = async (svc: ComposeService): Promise<ServiceProcess> => {
     const n = (counts.get(svc.name) ?? 0) + 1;
     counts.set(svc.name, n);
@@ -113,21 +142,11 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     env.HOST = "127.0.0.1";
     for (const [k, v] of Object.entries(overrides)) if (k in env && !isPortVar(k)) env[k] = v;
     const entry = opts.dist ? [join(opts.dist, basename(svc.bundle))] : ["--import", "tsx", svc.entry];
-    const child = track(spawn(process.execPath, [...(opts.nodeArgs ?? []), ...entry], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...opts.extraEnv, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    }));
-    const file = opts.logDir ? createWriteStream(`${opts.logDir}/${name}.log`, { flags: "a" }) : undefined;
-    for (const stream of [child.stdout!, child.stderr!]) {
-      createInterface({ input: stream }).on("line", (line) => {
-        file?.write(line + "\n");
-        opts.onLine?.(name, line);
-      });
-    }
-    const proc = { name, service: svc.name, port, env, child };
+    const proc: ServiceProcess = { name, service: svc.name, port, env: { ...opts.extraEnv, ...env }, child: undefined! };
+    proc.child = spawnChild(proc, entry);
     processes.push(proc);
-    await waitReady(port, child, name);
+    supervisor?.watch(name, proc.child, () => (proc.child = spawnChild(proc, entry)));
+    await waitReady(port, proc.child, name);
     return proc;
   };
 
@@ -137,6 +156,7 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
       await Promise.all(Array.from({ length: replicas }, () => launch(svc)));
     }
   } catch (err) {
+    supervisor?.stop();
     await Promise.all(processes.map((p) => stopProcess(p.child, "SIGKILL")));
     throw err;
   }
@@ -146,7 +166,20 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     gatewayUrl: `http://127.0.0.1:${gateway.port}`,
     processes,
     addReplica: (service) => launch(services.find((s) => s.name === service)!),
+    async restart(name, env = {}) {
+      if (supervisor) throw new Error("restart() is for stacks without a supervisor (it restarts by itself)");
+      const proc = processes.find((p) => p.name === name)!;
+      await stopProcess(proc.child, "SIGKILL");
+      for (const [k, v] of Object.entries(env)) {
+        if (v === undefined) delete proc.env[k];
+        else proc.env[k] = v;
+      }
+      proc.child = spawnChild(proc, entries.get(name)!);
+      await waitReady(proc.port, proc.child, name);
+      return proc;
+    },
     async stop() {
+      supervisor?.stop();
       // The gateway first, so no new calls arrive while the services finish theirs.
       await stopProcess(gateway.child, "SIGTERM");
       await Promise.all(processes.filter((p) => p !== gateway).map((p) => stopProcess(p.child, "SIGTERM")));

@@ -7,4 +7,5 @@ export * from "./webhook-receiver.ts";
 export * from "./wait.ts";
 export * from "./child-processes.ts";
 export * from "./local-stack.ts";
+export * from "./supervisor.ts";
 export * from "./target.ts";

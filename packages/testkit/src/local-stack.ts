@@ -15,8 +15,9 @@ export interface LocalStack {
 }
 
 export interface LocalStackOptions extends Omit<ProcessStackOptions, "redisUrl"> {
-  /** the private Redis writes an append-only file (fsync always). */
+  /** the private Redis writes an append-only file (fsync always unless `appendfsync` says otherwise). */
   appendonly?: boolean;
+  appendfsync?: "always" | "everysec";
   /** default: a random one. */
   platformToken?: string;
 }
@@ -27,8 +28,8 @@ export interface LocalStackOptions extends Omit<ProcessStackOptions, "redisUrl">
  * tests and benchmarks listen there) unless `env` says otherwise.
  */
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
-  const { appendonly, platformToken = `local-${randomBytes(16).toString("hex")}`, ...rest } = opts;
-  const redis = await startRedis({ appendonly });
+  const { appendonly, appendfsync, platformToken = `local-${randomBytes(16).toString("hex")}`, ...rest } = opts;
+  const redis = await startRedis({ appendonly, appendfsync });
   let stack: ProcessStack;
   try {
     stack = await startProcessStack({

@@ -25,6 +25,8 @@ export interface RedisServer {
   process: ChildProcess;
   /** SIGKILL, or a clean shutdown, then start again on the same port and data dir (AOF reload). */
   restart(opts?: { kill?: boolean }): Promise<void>;
+  /** starts the server again after it died (a supervisor's restart); does not wait for it. */
+  respawn(): ChildProcess;
   stop(): Promise<void>;
 }
 
@@ -51,17 +53,18 @@ async function waitForPort(port: number, child: ChildProcess): Promise<void> {
  * Starts a private redis-server on a free port; AOF on when asked. Data goes to a temp dir removed
  * at stop, or to `dir`, which is kept (and stop is a clean shutdown that writes the AOF).
  */
-export async function startRedis(opts: { appendonly?: boolean; dir?: string } = {}): Promise<RedisServer> {
+export async function startRedis(opts: { appendonly?: boolean; dir?: string; appendfsync?: "always" | "everysec" } = {}): Promise<RedisServer> {
   const port = await freePort();
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "starpost-redis-"));
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--protected-mode", "no"];
-  args.push("--appendonly", opts.appendonly ? "yes" : "no", "--appendfsync", "always");
+  args.push("--appendonly", opts.appendonly ? "yes" : "no", "--appendfsync", opts.appendfsync ?? "always");
   const launch = () => track(spawn("redis-server", args, { stdio: "ignore" }));
   const server: RedisServer = {
     url: `redis://127.0.0.1:${port}`,
     port,
     dir,
     process: launch(),
+    respawn: () => (server.process = launch()),
     async restart({ kill = false } = {}) {
       await stopProcess(server.process, kill ? "SIGKILL" : "SIGTERM");
       server.process = launch();

@@ -12,4 +12,4 @@ onShutdown(logger, async () => {
   await app.close();
   await services.close();
   await redis.quit();
-});
+}, { redis: [redis] });

@@ -5,7 +5,8 @@ const config = loadConfig("invoices", InvoicesConfig);
 const logger = createLogger("invoices", config.LOG_LEVEL);
 const redis = createRedis({ url: config.REDIS_URL, logger, role: "invoices" });
 const subscriber = createRedis({ url: config.REDIS_URL, logger, role: "invoices-subscriber" });
-const deliveryQueue = createDeliveryQueue(createRedis({ url: config.REDIS_URL, logger, role: "invoices-queue", bullmq: true }));
+const queueConnection = createRedis({ url: config.REDIS_URL, logger, role: "invoices-queue", bullmq: true });
+const deliveryQueue = createDeliveryQueue(queueConnection);
 const app = await buildApp({ redis, subscriber, deliveryQueue, logger, internalToken: config.INTERNAL_TOKEN });
 
 await app.listen({ port: config.INVOICES_PORT, host: config.HOST });
@@ -15,4 +16,4 @@ onShutdown(logger, async () => {
   await deliveryQueue.close();
   await redis.quit();
   await subscriber.quit();
-});
+}, { redis: [redis, subscriber, queueConnection] });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { saveAllowedUpdates } from "@starpost/shared";
+import { keys, saveAllowedUpdates } from "@starpost/shared";
 import { botClient, startStack, type TestStack } from "@starpost/testkit";
 import { allUpdates, waitForUpdate } from "./helpers.ts";
 
@@ -260,5 +260,21 @@ describe("the Stars lifecycle", () => {
     const started = Date.now();
     expect((await s.pay(501, msg)).body).toEqual({ ok: true, result: { status: "expired" } });
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it("refunds a charge recorded in the earlier format (user and chat as objects, no message parts)", async () => {
+    const s = await shop();
+    const botId = String(s.bot.id);
+    const user = { id: 501, is_bot: false, first_name: "U501" };
+    const chat = { id: 501, first_name: "U501", type: "private" };
+    const charge = { id: "stxspold1", status: "paid", user_id: "501", chat_id: "501", amount: "12", payload: "old-order", date: 1700000000, user, chat };
+    await stack.redis.hset(keys.charges(botId), charge.id, JSON.stringify(charge));
+    await stack.redis.set(keys.starBalance(botId), 12);
+    await stack.redis.hset(keys.users(botId), "501", JSON.stringify(user));
+    expect((await s.call("refundStarPayment", { user_id: 501, telegram_payment_charge_id: charge.id })).body).toEqual({ ok: true, result: true });
+    const refunded = (await allUpdates(stack, s.bot.id)).find((u) => u.message?.refunded_payment)!.message;
+    expect(refunded).toMatchObject({ from: user, chat, refunded_payment: { currency: "XTR", total_amount: 12, invoice_payload: "old-order", telegram_payment_charge_id: charge.id } });
+    expect((await s.ledger()).at(-1)).toMatchObject({ id: charge.id, amount: 12, receiver: { type: "user", transaction_type: "invoice_payment", user, invoice_payload: "old-order" } });
+    expect(await s.balance()).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createDeliveryQueue, createRedis, drainJobId, type DrainJob, type Redis } from "@starpost/shared";
-import { botClient, startStack, type TestStack } from "@starpost/testkit";
+import { botClient, eventually, startStack, type TestStack } from "@starpost/testkit";
 import type { Queue } from "bullmq";
 import { waitForUpdate } from "./helpers.ts";
 
@@ -29,8 +29,9 @@ it("payment updates of a bot with a webhook get a delivery job (no worker runs h
 
   const paying = stack.platform.call("POST", `/bots/${bot.id}/payments`, { chat_id: 701, message_id: msg, user: { id: 701, first_name: "Di" } });
   const q = await waitForUpdate(stack, bot.id, (u) => u.pre_checkout_query);
-  const job = await queue.getJob(drainJobId(String(bot.id)));
-  expect(job?.data).toEqual({ botId: String(bot.id) });
+  // The drain job is scheduled right after the step that appended the query.
+  await eventually(async () => (await queue.getJob(drainJobId(String(bot.id)))) !== undefined, 10_000, "the drain job");
+  expect((await queue.getJob(drainJobId(String(bot.id))))?.data).toEqual({ botId: String(bot.id) });
   expect((await call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true })).body.result).toBe(true);
   expect((await paying).body.result.status).toBe("paid");
   await waitForUpdate(stack, bot.id, (u) => u.message?.successful_payment);

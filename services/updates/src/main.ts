@@ -4,7 +4,8 @@ import { buildApp } from "./app.ts";
 const config = loadConfig("updates", UpdatesConfig);
 const logger = createLogger("updates", config.LOG_LEVEL);
 const redis = createRedis({ url: config.REDIS_URL, logger, role: "updates" });
-const deliveryQueue = createDeliveryQueue(createRedis({ url: config.REDIS_URL, logger, role: "updates-queue", bullmq: true }));
+const queueConnection = createRedis({ url: config.REDIS_URL, logger, role: "updates-queue", bullmq: true });
+const deliveryQueue = createDeliveryQueue(queueConnection);
 const subscriber = createRedis({ url: config.REDIS_URL, logger, role: "updates-subscriber" });
 const app = await buildApp({
   redis,
@@ -21,4 +22,4 @@ onShutdown(logger, async () => {
   await deliveryQueue.close();
   await redis.quit();
   await subscriber.quit();
-});
+}, { redis: [redis, subscriber, queueConnection] });

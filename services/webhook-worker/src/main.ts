@@ -47,4 +47,4 @@ onShutdown(logger, async () => {
   await services.close();
   await connection.quit();
   await redis.quit();
-});
+}, { redis: [redis, connection] });

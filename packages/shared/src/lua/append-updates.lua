@@ -1,26 +1,23 @@
 --[[
   Appends updates to a bot's log in one step: checks the bot exists, registers the chats and users
   met in the payloads, then for each update records a message in its chat's history when asked
-  (whether or not the bot takes the update: the user did send it), filters by allowed_updates,
-  enforces the pending cap and assigns the next update_id. Wakes waiting polls once (when no
-  webhook is set).
-  KEYS[1] bot hash                 KEYS[2] update log stream       KEYS[3] update_id counter
-  KEYS[4] allowed_updates set      KEYS[5] webhook hash            KEYS[6] chats hash
+  (whether or not the bot takes the update: the user did send it) and appends it (update-log.lua:
+  allowed_updates, the pending cap, the next update_id, the wake).
+  KEYS[1..4] the log's keys (update-log.lua)   KEYS[5] bot hash    KEYS[6] chats hash
   KEYS[7] chat usernames hash      KEYS[8] users hash              KEYS[9] message_id counters hash
   KEYS[10] messages hash (<chat>:<message id> -> Message JSON)
-  ARGV[1] pending cap              ARGV[2] wake channel            ARGV[3] bot id
+  ARGV[1..3] the log's arguments (pending cap, wake channel, bot id)
   ARGV[4] C, number of chats       ARGV[5] U, number of users
   then C triples: chat id, lower-cased username ("" for none), Chat JSON
   then U pairs: user id, User JSON
   then per update 7 values: kind, "1" when opt-in, queue key, expiry (Unix ms), payload JSON,
-  history chat id ("" for none), message id ("" to take the chat's next one, which is then put in
-  front of the payload's keys)
+  history chat id ("" for none), message id ("" to take the chat's next one)
   Returns { -1 } when the bot does not exist; otherwise { webhook (0/1), r1, r2, ... } where each
   r is the update_id assigned, or the reason the update was dropped ("not_allowed", "too_many_pending"),
   followed, for an update recorded in a history, by its message id.
 ]]
-if redis.call("EXISTS", KEYS[1]) == 0 then return { -1 } end
-local cap = tonumber(ARGV[1])
+--!include update-log.lua
+if redis.call("EXISTS", KEYS[5]) == 0 then return { -1 } end
 local chats = tonumber(ARGV[4])
 local users = tonumber(ARGV[5])
 local i = 6
@@ -37,39 +34,16 @@ for _ = 1, users do
   i = i + 2
 end
 
-local restricted = redis.call("EXISTS", KEYS[4]) == 1
-local webhook = redis.call("EXISTS", KEYS[5])
-local pending = redis.call("XLEN", KEYS[2])
-local out = { webhook }
-local appended = false
+local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, ARGV[1], ARGV[2], ARGV[3])
+local results = {}
 while i <= #ARGV do
-  local kind = ARGV[i]
   local payload = ARGV[i + 4]
   local message_id = nil
-  if ARGV[i + 5] ~= "" then
-    message_id = ARGV[i + 6]
-    if message_id == "" then
-      message_id = redis.call("HINCRBY", KEYS[9], ARGV[i + 5], 1)
-      payload = '{"message_id":' .. message_id .. ',' .. string.sub(payload, 2)
-    end
-    redis.call("HSET", KEYS[10], ARGV[i + 5] .. ":" .. message_id, payload)
-  end
-  local allowed
-  if restricted then allowed = redis.call("SISMEMBER", KEYS[4], kind) == 1 else allowed = ARGV[i + 1] ~= "1" end
-  if not allowed then
-    out[#out + 1] = "not_allowed"
-  elseif pending >= cap then
-    out[#out + 1] = "too_many_pending"
-  else
-    local id = redis.call("INCR", KEYS[3])
-    local json = '{"update_id":' .. id .. ',"' .. kind .. '":' .. payload .. '}'
-    redis.call("XADD", KEYS[2], id .. "-0", "k", kind, "q", ARGV[i + 2], "x", ARGV[i + 3], "u", json)
-    pending = pending + 1
-    appended = true
-    out[#out + 1] = id
-  end
-  if message_id then out[#out + 1] = tonumber(message_id) end
+  if ARGV[i + 5] ~= "" then payload, message_id = history_record(KEYS[9], KEYS[10], ARGV[i + 5], ARGV[i + 6], payload) end
+  results[#results + 1] = log_append(log, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], payload)
+  if message_id then results[#results + 1] = tonumber(message_id) end
   i = i + 7
 end
-if appended and webhook == 0 then redis.call("PUBLISH", ARGV[2], ARGV[3]) end
+local out = { log_close(log) }
+for _, r in ipairs(results) do out[#out + 1] = r end
 return out

@@ -29,6 +29,8 @@ export const PaymentBody = z.object({
   chat_id: z.union([z.number().int(), z.string().min(1)]),
   message_id: z.number().int().positive(),
   user: z.looseObject({ id: z.number().int().positive(), first_name: z.string().min(1) }),
+  /** a repeat with the same key returns the first attempt's outcome instead of paying again. */
+  idempotency_key: z.string().min(1).max(64).optional(),
 });
 export type PaymentBody = z.infer<typeof PaymentBody>;
 

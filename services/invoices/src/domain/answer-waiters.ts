@@ -10,6 +10,7 @@ import { listen } from "@starpost/shared";
  * where the state in Redis still tells the answer. Several callers may wait on one key.
  */
 export class AnswerWaiters {
+  /** key -> the wake-ups of everyone waiting on it (a payment and its idempotent repeats, held reads). */
   private readonly waiting = new Map<string, Set<() => void>>();
   private count = 0;
   private unlisten: (() => Promise<void>) | undefined;

@@ -4,9 +4,10 @@ import { defineLuaCommands } from "@starpost/shared";
 /** The invoices service's Lua commands (only this service moves money), defined once per client. */
 const SCRIPTS = {
   spSendInvoice: { file: "send-invoice.lua", keys: 5 },
-  spAnswerPreCheckout: { file: "answer-pre-checkout.lua", keys: 5 },
+  spRecordPreCheckout: { file: "record-pre-checkout.lua", keys: 7 },
+  spAnswerPreCheckout: { file: "answer-pre-checkout.lua", keys: 10 },
   spSettlePreCheckout: { file: "settle-pre-checkout.lua", keys: 1 },
-  spRefundStarPayment: { file: "refund-star-payment.lua", keys: 4 },
+  spRefundStarPayment: { file: "refund-star-payment.lua", keys: 10 },
   spReplaceMessage: { file: "replace-message.lua", keys: 1 },
 } as const;
 
@@ -15,9 +16,10 @@ type Arg = string | number;
 declare module "ioredis" {
   interface RedisCommander<Context> {
     spSendInvoice(...args: Arg[]): Promise<string[]>;
-    spAnswerPreCheckout(...args: Arg[]): Promise<(string | number)[]>;
+    spRecordPreCheckout(...args: Arg[]): Promise<[string, number | string, number | string]>;
+    spAnswerPreCheckout(...args: Arg[]): Promise<[string, number?]>;
     spSettlePreCheckout(...args: Arg[]): Promise<[string, string, string]>;
-    spRefundStarPayment(...args: Arg[]): Promise<(string | number)[]>;
+    spRefundStarPayment(...args: Arg[]): Promise<[string, number?]>;
     spReplaceMessage(...args: Arg[]): Promise<number>;
   }
 }

@@ -1,19 +1,41 @@
 --[[
-  Refunds a charge once: marks it refunded, appends the outgoing StarTransaction and takes the
-  same amount off the balance in one step, so concurrent refunds of one charge refund it once.
-  KEYS[1] charges hash    KEYS[2] ledger list    KEYS[3] balance    KEYS[4] message_id counters hash
-  ARGV[1] charge id       ARGV[2] user id        ARGV[3] the refunded charge JSON
-  ARGV[4] the refund StarTransaction JSON
-  Returns { "not_found" }, { "already_refunded" } or { "refunded", message_id }.
+  refundStarPayment, validated and done in one step: the charge is marked refunded, the ledger
+  gets the outgoing StarTransaction, the balance shrinks by the same amount and the
+  refunded_payment message is appended to the bot's log (update-log.lua). Concurrent refunds of
+  one charge refund it once.
+  KEYS[1..4] the log's keys          KEYS[5] users hash                 KEYS[6] charges hash
+  KEYS[7] ledger list                KEYS[8] balance                    KEYS[9] message_id counters hash
+  KEYS[10] messages hash (the chat's history gets the service message too)
+  ARGV[1..3] the log's arguments     ARGV[4..6] kind, opt-in, lifetime (ms) of message
+  ARGV[7] charge id                  ARGV[8] user id
+  Returns { "user_not_found" }, { "not_found" }, { "already_refunded" } or { "refunded", webhook (0/1) }.
 ]]
-local raw = redis.call("HGET", KEYS[1], ARGV[1])
+--!include update-log.lua
+if redis.call("HEXISTS", KEYS[5], ARGV[8]) == 0 then return { "user_not_found" } end
+local raw = redis.call("HGET", KEYS[6], ARGV[7])
 if not raw then return { "not_found" } end
-local charge = cjson.decode(raw)
+local c = cjson.decode(raw)
 -- Ids are kept as strings in the charge JSON: Lua numbers would lose digits past 2^53.
-if charge.user_id ~= ARGV[2] then return { "not_found" } end
-if charge.status ~= "paid" then return { "already_refunded" } end
-redis.call("HSET", KEYS[1], ARGV[1], ARGV[3])
-redis.call("RPUSH", KEYS[2], ARGV[4])
-redis.call("DECRBY", KEYS[3], charge.amount)
-local message_id = redis.call("HINCRBY", KEYS[4], charge.chat_id, 1)
-return { "refunded", message_id }
+if c.user_id ~= ARGV[8] then return { "not_found" } end
+if c.status ~= "paid" then return { "already_refunded" } end
+if not c.from_json then
+  -- A charge recorded before its message parts were stored with it.
+  c.from_json, c.chat_json, c.queue = cjson.encode(c.user), cjson.encode(c.chat), "c" .. c.chat_id
+  c.partner = cjson.encode({ type = "user", transaction_type = "invoice_payment", user = c.user, invoice_payload = c.payload })
+  c.refunded_payment = cjson.encode({ currency = "XTR", total_amount = tonumber(c.amount), invoice_payload = c.payload, telegram_payment_charge_id = c.id })
+end
+
+local now = now_ms()
+local date = math.floor(now / 1000)
+c.status = "refunded"
+c.refunded_at = date
+redis.call("HSET", KEYS[6], ARGV[7], cjson.encode(c))
+redis.call("RPUSH", KEYS[7], '{"id":' .. cjson.encode(c.id) .. ',"amount":' .. c.amount .. ',"date":' .. date .. ',"receiver":' .. c.partner .. '}')
+redis.call("DECRBY", KEYS[8], c.amount)
+local message_id = redis.call("HINCRBY", KEYS[9], c.chat_id, 1)
+local message = '{"message_id":' .. message_id .. ',"from":' .. c.from_json .. ',"chat":' .. c.chat_json ..
+  ',"date":' .. date .. ',"refunded_payment":' .. c.refunded_payment .. '}'
+history_record(KEYS[9], KEYS[10], c.chat_id, message_id, message)
+local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, ARGV[1], ARGV[2], ARGV[3])
+log_append(log, ARGV[4], ARGV[5], c.queue, now + tonumber(ARGV[6]), message)
+return { "refunded", log_close(log) }

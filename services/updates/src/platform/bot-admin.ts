@@ -25,7 +25,8 @@ export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
   const username = await redis.spDeleteBot(...botKeys(botId));
   if (username === null) return false;
   // Outside the bot's slot, so after the step: the token already fails, these only free the name.
-  await redis.hdel(keys.botUsernames(), username.toLowerCase());
+  // A compare-and-set: the name (and its claim time) goes only while it still names this bot.
+  await redis.spClaimUsername(keys.botUsernames(), username.toLowerCase(), "", botId, 0);
   await redis.srem(keys.webhookBots(), botId);
   return true;
 }

@@ -14,7 +14,26 @@ import {
 /** Generated bot ids start here, clear of ids that tests and operators tend to pick by hand. */
 const FIRST_GENERATED_ID = 7_000_000_000;
 
-/** `POST /platform/v1/bots`: registers a bot; a given token `<id>:<secret>` is used as is. */
+/** A username claim whose bot never appeared may be taken over after this long (creation takes ms). */
+const CLAIM_LEASE_MS = 10_000;
+
+/**
+ * Claims `username` for bot `id` in the global registry (another slot than the bot's own keys, so
+ * not in the bot's Lua step). A claim whose bot does not exist, older than the lease, was left by
+ * a creation interrupted between its two steps: it is taken over, so a retried creation succeeds.
+ */
+async function claimUsername(redis: Redis, lower: string, id: string): Promise<boolean> {
+  if (await redis.spClaimUsername(keys.botUsernames(), lower, id, "", CLAIM_LEASE_MS)) return true;
+  const owner = await redis.hget(keys.botUsernames(), lower);
+  if (owner === null || (await redis.exists(keys.bot(owner)))) return false;
+  return (await redis.spClaimUsername(keys.botUsernames(), lower, id, owner, CLAIM_LEASE_MS)) === 1;
+}
+
+/**
+ * `POST /platform/v1/bots`: registers a bot; a given token `<id>:<secret>` is used as is. Two
+ * steps: the username claim, then the bot with its token in one Lua step; a creation that dies
+ * between them is completed by a retry (see claimUsername).
+ */
 export async function createBot(redis: Redis, body: CreateBotBody): Promise<MethodOutcome> {
   let id: string;
   let token: string;
@@ -29,15 +48,19 @@ export async function createBot(redis: Redis, body: CreateBotBody): Promise<Meth
     while (await redis.exists(keys.bot(id)));
     token = `${id}:${newSecret()}`;
   }
-  const claimed = await redis.hsetnx(keys.botUsernames(), body.username.toLowerCase(), id);
-  if (!claimed) return failure(Errors.usernameTaken());
+  const lower = body.username.toLowerCase();
+  if (!(await claimUsername(redis, lower, id))) return failure(Errors.usernameTaken());
   const firstName = body.first_name ?? body.username;
-  const created = await redis.hsetnx(keys.bot(id), "token_hash", hashToken(token));
-  if (!created) {
-    await redis.hdel(keys.botUsernames(), body.username.toLowerCase());
+  const fields = { token_hash: hashToken(token), username: body.username, first_name: firstName, created_at: Date.now() };
+  if (!(await redis.spCreateBot(keys.bot(id), ...Object.entries(fields).flat()))) {
+    await redis.spClaimUsername(keys.botUsernames(), lower, "", id, CLAIM_LEASE_MS);
     return failure(Errors.tokenTaken());
   }
-  await redis.hset(keys.bot(id), { username: body.username, first_name: firstName, created_at: Date.now() });
+  // A creation that stalled past the lease may have lost its claim meanwhile: the new owner wins.
+  if ((await redis.hget(keys.botUsernames(), lower)) !== id) {
+    await redis.del(keys.bot(id));
+    return failure(Errors.usernameTaken());
+  }
   return success({ id: Number(id), is_bot: true, first_name: firstName, username: body.username, token });
 }
 

@@ -1,6 +1,6 @@
 /**
  * Messages on the one wake channel (`keys.wakeChannel()`), shared by every updates replica:
- *   "<botId>"                    the bot's log grew (append-updates.lua)
+ *   "<botId>"                    the bot's log grew (update-log.lua)
  *   "<botId> conflict <pollId>"  a newer poll took over; that poll must answer 409 (poll-updates.lua)
  *   "<botId> webhook"            setWebhook: every waiting poll of the bot answers 409
  * Bot ids and poll ids never contain spaces.

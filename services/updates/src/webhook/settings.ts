@@ -1,12 +1,10 @@
 import { randomBytes } from "node:crypto";
 import {
-  dropPending,
   Errors,
   failure,
   keys,
   loadWebhook,
   parseWebhookUrl,
-  pendingCount,
   resolveWebhookHost,
   saveAllowedUpdates,
   success,
@@ -25,10 +23,11 @@ const SET_INTERVAL_MS = 1000;
 /** deleteWebhook, and setWebhook with an empty url. */
 export async function deleteWebhook(deps: WebhookDeps, botId: string, dropPendingUpdates: boolean): Promise<MethodOutcome> {
   const { redis } = deps;
-  const [[, removed]] = (await redis.multi().del(keys.webhook(botId)).del(keys.webhookStatus(botId)).exec()) as [[null, number], unknown];
-  await redis.srem(keys.webhookBots(), botId);
   // Pending updates stay for getUpdates unless dropped (even when no webhook was set).
-  if (dropPendingUpdates) await dropPending(redis, botId);
+  const removed = await redis.spDeleteWebhook(keys.webhook(botId), keys.webhookStatus(botId), keys.updateLog(botId), dropPendingUpdates ? "1" : "0");
+  // The registry of webhook bots is global (another slot): updated after the bot's own step. A
+  // bot left in it by a crash costs the reconciler one empty drain per pass until its next set/delete.
+  await redis.srem(keys.webhookBots(), botId);
   if (removed === 1) deps.logger.info({ botId }, "webhook deleted");
   return success(true, removed === 1 ? "Webhook was deleted" : "Webhook is already deleted");
 }
@@ -70,18 +69,25 @@ export async function setWebhook(deps: WebhookDeps, botId: string, p: ParamsOf<"
     resolvedIp: resolved.outcome === "ok" ? resolved.ip : "",
     generation: `${Date.now()}-${randomBytes(4).toString("hex")}`,
   };
-  if (p.drop_pending_updates) await dropPending(redis, botId);
-  if (p.allowed_updates !== undefined) await saveAllowedUpdates(redis, botId, p.allowed_updates);
-  await redis
-    .multi()
-    .del(keys.webhook(botId))
-    .hset(keys.webhook(botId), webhookFields(config))
-    .del(keys.webhookStatus(botId))
-    .exec();
+  // The global registry of webhook bots (another slot) first, so the reconciler sees every bot
+  // with a webhook even if this process dies right after the bot's own step.
   await redis.sadd(keys.webhookBots(), botId);
+  const fields = Object.entries(webhookFields(config)).flat();
+  const allowedMode = p.allowed_updates === undefined ? ["keep"] : p.allowed_updates === null ? ["default"] : ["set"];
+  const pending = await redis.spSetWebhook(
+    keys.webhook(botId),
+    keys.webhookStatus(botId),
+    keys.allowedUpdates(botId),
+    keys.updateLog(botId),
+    p.drop_pending_updates ? "1" : "0",
+    ...allowedMode,
+    fields.length,
+    ...fields,
+    ...(p.allowed_updates ?? []),
+  );
   // The webhook key exists now, so a new getUpdates gets 409; end the one already waiting.
   await deps.polls.terminateForWebhook(botId);
-  if ((await pendingCount(redis, botId)) > 0) await kickDrain(deps.deliveryQueue, botId);
+  if (pending > 0) await kickDrain(deps.deliveryQueue, botId);
   deps.logger.info({ botId, maxConnections: config.maxConnections }, "webhook set");
   return success(true, "Webhook was set");
 }

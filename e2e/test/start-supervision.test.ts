@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, expect, it } from "vitest";
+import { eventually, freePort, REPO_ROOT, stopProcess, track } from "@starpost/testkit";
+
+/**
+ * `npm start` supervises its processes like compose's `restart: unless-stopped`: a killed service
+ * and the private redis-server come back (with a line naming them), and Ctrl-C stops everything.
+ */
+const dir = mkdtempSync(join(tmpdir(), "starpost-start-"));
+let start: ChildProcess | undefined;
+afterAll(async () => {
+  if (start) await stopProcess(start, "SIGKILL");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const listening = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("error", () => resolve(false));
+  });
+
+it("restarts a killed service and the killed redis-server, and Ctrl-C stops everything", async () => {
+  const port = await freePort();
+  start = track(spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+    cwd: REPO_ROOT,
+    env: { PATH: process.env.PATH ?? "", PORT: String(port), STARPOST_DATA_DIR: dir, LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  }));
+  const out: string[] = [];
+  for (const s of [start.stdout!, start.stderr!]) createInterface({ input: s }).on("line", (l) => out.push(l));
+  const seen = (re: RegExp) => out.some((l) => re.test(l));
+  await eventually(() => seen(/^starpost is running/), 60_000, () => out.join("\n"));
+  const pids = new Map([...out.find((l) => l.startsWith("starpost is running"))!.matchAll(/([a-z0-9-]+) pid (\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
+  expect([...pids.keys()].sort()).toEqual(["gateway", "invoices", "redis-server", "updates", "webhook-worker-1", "webhook-worker-2"]);
+  const ready = async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.ok === true;
+
+  process.kill(pids.get("invoices")!, "SIGKILL");
+  await eventually(() => seen(/^starpost: invoices exited \(SIGKILL\); restarting in \d+ ms \(try 1 of 5\)$/), 10_000, () => out.join("\n"));
+  await eventually(ready, 30_000, "the gateway ready again");
+
+  process.kill(pids.get("redis-server")!, "SIGKILL");
+  await eventually(() => seen(/^starpost: redis-server exited \(SIGKILL\); restarting/), 10_000, () => out.join("\n"));
+  await eventually(ready, 30_000, "the gateway ready again after redis");
+
+  const exited = new Promise<number | null>((r) => start!.once("exit", (code) => r(code)));
+  start.kill("SIGINT");
+  expect(await exited).toBe(0);
+  for (const [name, pid] of pids) expect(alive(pid), name).toBe(false);
+  // The restarted ones too: nothing listens on the gateway's or the (restarted) Redis's port.
+  const redisPort = Number(/Redis\s+redis:\/\/127\.0\.0\.1:(\d+)/.exec(out.join("\n"))![1]);
+  for (const p of [port, redisPort]) expect(await listening(p), `port ${p}`).toBe(false);
+}, 120_000);

@@ -1,0 +1,56 @@
+--[[
+  The update log's append, the one piece of Lua every script that tells a bot something includes
+  (a line `--!include update-log.lua` is replaced by this file when the script is loaded), so money
+  or a record and the update announcing it are written in one step.
+    local log = log_open({ log stream, update_id counter, allowed_updates set, webhook hash }, cap, wake channel, bot id)
+    log_append(log, kind, opt_in ("1"/"0"), queue key, expiry (Unix ms), payload JSON)
+      -> the update_id assigned, or the reason it was dropped: "not_allowed" (allowed_updates
+         filter, applied at creation as in the official server) or "too_many_pending" (the cap)
+    history_record(message_id counters hash, messages hash, chat id, message id, payload JSON)
+      -> payload, message id: records a message in its chat's history; an empty message id takes
+         the chat's next one and puts it in front of the payload's keys
+    log_close(log) -> 1 when the bot has a webhook (the pending signal: the caller schedules the
+      bot's drain job, and the workers' reconciler does if the caller dies first), else 0; wakes
+      the bot's waiting poll once when something was appended and no webhook is set.
+]]
+local function log_open(k, cap, wake_channel, bot_id)
+  return {
+    k = k, cap = tonumber(cap), channel = wake_channel, bot = bot_id, appended = false,
+    restricted = redis.call("EXISTS", k[3]) == 1,
+    webhook = redis.call("EXISTS", k[4]),
+    pending = redis.call("XLEN", k[1]),
+  }
+end
+
+local function log_append(log, kind, opt_in, queue, expiry, payload)
+  local allowed
+  if log.restricted then allowed = redis.call("SISMEMBER", log.k[3], kind) == 1 else allowed = opt_in ~= "1" end
+  if not allowed then return "not_allowed" end
+  if log.pending >= log.cap then return "too_many_pending" end
+  local id = redis.call("INCR", log.k[2])
+  local json = '{"update_id":' .. id .. ',"' .. kind .. '":' .. payload .. '}'
+  redis.call("XADD", log.k[1], id .. "-0", "k", kind, "q", queue, "x", expiry, "u", json)
+  log.pending = log.pending + 1
+  log.appended = true
+  return id
+end
+
+local function history_record(seq_key, messages_key, chat_id, message_id, payload)
+  if message_id == "" then
+    message_id = redis.call("HINCRBY", seq_key, chat_id, 1)
+    payload = '{"message_id":' .. message_id .. ',' .. string.sub(payload, 2)
+  end
+  redis.call("HSET", messages_key, chat_id .. ":" .. message_id, payload)
+  return payload, message_id
+end
+
+local function log_close(log)
+  if log.appended and log.webhook == 0 then redis.call("PUBLISH", log.channel, log.bot) end
+  return log.webhook
+end
+
+-- The server's clock in ms, so every replica stamps and expires alike.
+local function now_ms()
+  local t = redis.call("TIME")
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end

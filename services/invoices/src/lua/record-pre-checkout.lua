@@ -1,0 +1,32 @@
+--[[
+  Starts a payment in one step: stores the pre-checkout query (everything its answer will need:
+  the charge, the ledger entry, the messages), registers the payer and appends the
+  pre_checkout_query update (update-log.lua). The query's answer deadline is the server's clock.
+  With an idempotency key, a key already used answers with its query instead, changing nothing.
+  KEYS[1..4] the log's keys          KEYS[5] pre-checkout query hash    KEYS[6] users hash
+  KEYS[7] the idempotency key's hash (any key of the bot's slot when there is none)
+  ARGV[1..3] the log's arguments     ARGV[4..6] kind, opt-in, lifetime (ms) of pre_checkout_query
+  ARGV[7] queue key                  ARGV[8] the PreCheckoutQuery JSON
+  ARGV[9] the query's lifetime (ms)  ARGV[10] how long the bot may take to answer (ms)
+  ARGV[11] payer's user id           ARGV[12] payer's User JSON
+  ARGV[13] "1" with an idempotency key    ARGV[14] query id    ARGV[15] the request's fingerprint
+  then field/value pairs of the query hash
+  Returns { "new", webhook (0/1), update_id or the reason it was dropped } or
+  { "repeat", the first query's id, 1 when the fingerprint matches else 0 }.
+]]
+--!include update-log.lua
+if ARGV[13] == "1" then
+  local first = redis.call("HMGET", KEYS[7], "query", "fingerprint")
+  if first[1] then return { "repeat", first[1], first[2] == ARGV[15] and 1 or 0 } end
+  redis.call("HSET", KEYS[7], "query", ARGV[14], "fingerprint", ARGV[15])
+  redis.call("PEXPIRE", KEYS[7], ARGV[9])
+end
+local now = now_ms()
+local fields = { "state", "pending", "deadline", now + tonumber(ARGV[10]) }
+for i = 16, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call("HSET", KEYS[5], unpack(fields))
+redis.call("PEXPIRE", KEYS[5], ARGV[9])
+if redis.call("HGET", KEYS[6], ARGV[11]) ~= ARGV[12] then redis.call("HSET", KEYS[6], ARGV[11], ARGV[12]) end
+local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, ARGV[1], ARGV[2], ARGV[3])
+local r = log_append(log, ARGV[4], ARGV[5], ARGV[7], now + tonumber(ARGV[6]), ARGV[8])
+return { "new", log_close(log), r }
