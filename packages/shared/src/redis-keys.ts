@@ -6,6 +6,20 @@
 const PREFIX = "sp";
 const tag = (botId: string | number) => `{b:${botId}}`;
 
+/**
+ * Global indexes and the delivery queue are split over this many hash tags, so no one Redis
+ * Cluster master holds (and serves) all of them. Every process must use the same numbers.
+ */
+export const WEBHOOK_BOT_SHARDS = 16;
+export const DELIVERY_SHARDS = 8;
+
+/** A bot's shard among `n` (FNV-1a of its id: stable across processes, even for sequential ids). */
+export function shardOf(botId: string | number, n: number): number {
+  let h = 0x811c9dc5;
+  for (const ch of String(botId)) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
+  return (h >>> 0) % n;
+}
+
 export const keys = {
   /** Hash: id, username, first_name, token_hash, created_at. */
   bot: (botId: string | number) => `${PREFIX}:bot:${tag(botId)}`,
@@ -39,8 +53,10 @@ export const keys = {
    * Delivery status, cleared by set/delete.
    */
   webhookStatus: (botId: string | number) => `${PREFIX}:webhook-status:${tag(botId)}`,
-  /** Global set of bot ids that have a webhook (scanned by the workers' reconciler). */
-  webhookBots: () => `${PREFIX}:webhook-bots`,
+  /** Set of bot ids that have a webhook (scanned by the workers' reconciler), one per shard. */
+  webhookBots: (shard: number) => `${PREFIX}:webhook-bots:{wb-${shard}}`,
+  /** The webhookBots shard that holds this bot. */
+  webhookBotsOf: (botId: string | number) => keys.webhookBots(shardOf(botId, WEBHOOK_BOT_SHARDS)),
   /** String with a 1 s TTL: setWebhook with a URL at most once a second per bot. */
   webhookSetLimit: (botId: string | number) => `${PREFIX}:webhook-set-limit:${tag(botId)}`,
 
@@ -57,8 +73,8 @@ export const keys = {
   invoices: (botId: string | number) => `${PREFIX}:invoices:${tag(botId)}`,
   /** Hash per pre-checkout query (state, deadline, the credit it makes when paid), with TTL. */
   preCheckout: (botId: string | number, queryId: string) => `${PREFIX}:pcq:${tag(botId)}:${queryId}`,
-  /** Pub/sub channel: `<bot id>:<query id>` is published when a pre-checkout query is answered. */
-  preCheckoutChannel: () => `${PREFIX}:pcq-answered`,
+  /** Shard channel: `<bot id>:<query id>` is published when one of the bot's pre-checkout queries is answered. */
+  preCheckoutChannel: (botId: string | number) => `${PREFIX}:pcq-answered:${tag(botId)}`,
   /** Hash: charge id -> charge JSON (paid, refunded). */
   charges: (botId: string | number) => `${PREFIX}:charges:${tag(botId)}`,
   /** List of StarTransaction JSON, oldest first. */
@@ -66,10 +82,13 @@ export const keys = {
   /** String: the bot's Star balance. */
   starBalance: (botId: string | number) => `${PREFIX}:balance:${tag(botId)}`,
 
-  /** Pub/sub channel: a bot id is published when its log grows or its poll is terminated. */
-  wakeChannel: () => `${PREFIX}:wake`,
-  /** BullMQ prefix; the hash tag keeps every queue key in one slot. */
-  queuePrefix: () => `{${PREFIX}:q}`,
+  /**
+   * Shard channel (SPUBLISH/SSUBSCRIBE, in the bot's slot): the bot id is published when its log
+   * grows or its poll is terminated. Only the master that owns the bot carries the message.
+   */
+  wakeChannel: (botId: string | number) => `${PREFIX}:wake:${tag(botId)}`,
+  /** BullMQ prefix; each delivery queue's name carries its own hash tag. */
+  queuePrefix: () => `${PREFIX}:q`,
+  /** The name of delivery queue `shard`: every key of that queue shares the tag `{dq-<shard>}`. */
+  deliveryQueue: (shard: number) => `{dq-${shard}}`,
 } as const;
-
-export const DELIVERY_QUEUE = "webhook-delivery";

@@ -29,7 +29,7 @@ export async function appendUpdates(
   parties: Parties = { chats: [], users: [] },
   now = Date.now(),
 ): Promise<AppendOutcome[] | undefined> {
-  const args: (string | number)[] = [MAX_PENDING_UPDATES, keys.wakeChannel(), botId, parties.chats.length, parties.users.length];
+  const args: (string | number)[] = [MAX_PENDING_UPDATES, keys.wakeChannel(botId), botId, parties.chats.length, parties.users.length];
   for (const c of parties.chats) args.push(c.id, c.username?.toLowerCase() ?? "", JSON.stringify(chatJson(c)));
   for (const u of parties.users) args.push(u.id, JSON.stringify(u));
   const known = updates.map((u) => updateKind(u.kind));
@@ -104,7 +104,7 @@ export async function pollUpdates(redis: Redis, botId: string, read: PollRead): 
     read.pollId,
     read.mode,
     read.ownerTtlMs,
-    keys.wakeChannel(),
+    keys.wakeChannel(botId),
     botId,
   );
   const head = reply[0];

@@ -7,3 +7,4 @@ export * from "./webhook-receiver.ts";
 export * from "./wait.ts";
 export * from "./child-processes.ts";
 export * from "./local-stack.ts";
+export * from "./redis-cluster.ts";

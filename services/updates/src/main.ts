@@ -1,11 +1,11 @@
-import { createDeliveryQueue, createLogger, createRedis, loadConfig, onShutdown, UpdatesConfig } from "@starpost/shared";
+import { createDeliveryQueue, createLogger, createRedis, loadConfig, onShutdown, UpdatesConfig, redisTarget, replicaWait } from "@starpost/shared";
 import { buildApp } from "./app.ts";
 
 const config = loadConfig("updates", UpdatesConfig);
 const logger = createLogger("updates", config.LOG_LEVEL);
-const redis = createRedis({ url: config.REDIS_URL, logger, role: "updates" });
-const deliveryQueue = createDeliveryQueue(createRedis({ url: config.REDIS_URL, logger, role: "updates-queue", bullmq: true }));
-const subscriber = createRedis({ url: config.REDIS_URL, logger, role: "updates-subscriber" });
+const redis = createRedis({ ...redisTarget(config), logger, role: "updates" });
+const deliveryQueue = createDeliveryQueue(createRedis({ ...redisTarget(config), logger, role: "updates-queue", bullmq: true }));
+const subscriber = createRedis({ ...redisTarget(config), logger, role: "updates-subscriber" });
 const app = await buildApp({
   redis,
   subscriber,
@@ -13,6 +13,7 @@ const app = await buildApp({
   logger,
   internalToken: config.INTERNAL_TOKEN,
   allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+  replicaWait: replicaWait(config),
 });
 
 await app.listen({ port: config.UPDATES_PORT, host: config.HOST });

@@ -5,7 +5,7 @@
   KEYS[1] bot hash                 KEYS[2] update log stream       KEYS[3] update_id counter
   KEYS[4] allowed_updates set      KEYS[5] webhook hash            KEYS[6] chats hash
   KEYS[7] chat usernames hash      KEYS[8] users hash
-  ARGV[1] pending cap              ARGV[2] wake channel            ARGV[3] bot id
+  ARGV[1] pending cap              ARGV[2] wake shard channel          ARGV[3] bot id
   ARGV[4] C, number of chats       ARGV[5] U, number of users
   then C triples: chat id, lower-cased username ("" for none), Chat JSON
   then U pairs: user id, User JSON
@@ -54,5 +54,5 @@ while i <= #ARGV do
   end
   i = i + 5
 end
-if appended and webhook == 0 then redis.call("PUBLISH", ARGV[2], ARGV[3]) end
+if appended and webhook == 0 then redis.call("SPUBLISH", ARGV[2], ARGV[3]) end
 return out

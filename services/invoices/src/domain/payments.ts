@@ -85,8 +85,7 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
     .hset(keys.users(botId), String(user.id), JSON.stringify(user))
     .exec();
 
-  const waitKey = `${botId}:${queryId}`;
-  const answered = d.waiters.wait(waitKey, d.answerTimeoutMs);
+  const { key: waitKey, answered } = await d.waiters.wait(botId, queryId, d.answerTimeoutMs);
   const appended = await appendPaymentUpdate(d, botId, "pre_checkout_query", {
     id: queryId,
     from: user,
@@ -128,7 +127,6 @@ export async function answerPreCheckoutQuery(
     p.ok ? "1" : "0",
     p.error_message ?? "",
   );
-  const waitKey = `${botId}:${queryId}`;
   if (answer[0] === "invalid") return failure(Errors.preCheckoutQueryInvalid());
   if (answer[0] === "paid") {
     const [, messageId, userJson, chatJsonText, payload, amount, chargeId] = answer as [string, number, string, string, string, string, string];
@@ -147,6 +145,6 @@ export async function answerPreCheckoutQuery(
       },
     });
   }
-  await d.waiters.wake(redis, waitKey);
+  await d.waiters.wake(redis, botId, queryId);
   return success(true);
 }

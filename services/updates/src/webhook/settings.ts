@@ -26,7 +26,7 @@ const SET_INTERVAL_MS = 1000;
 export async function deleteWebhook(deps: WebhookDeps, botId: string, dropPendingUpdates: boolean): Promise<MethodOutcome> {
   const { redis } = deps;
   const [[, removed]] = (await redis.multi().del(keys.webhook(botId)).del(keys.webhookStatus(botId)).exec()) as [[null, number], unknown];
-  await redis.srem(keys.webhookBots(), botId);
+  await redis.srem(keys.webhookBotsOf(botId), botId);
   // Pending updates stay for getUpdates unless dropped (even when no webhook was set).
   if (dropPendingUpdates) await dropPending(redis, botId);
   if (removed === 1) deps.logger.info({ botId }, "webhook deleted");
@@ -78,7 +78,7 @@ export async function setWebhook(deps: WebhookDeps, botId: string, p: ParamsOf<"
     .hset(keys.webhook(botId), webhookFields(config))
     .del(keys.webhookStatus(botId))
     .exec();
-  await redis.sadd(keys.webhookBots(), botId);
+  await redis.sadd(keys.webhookBotsOf(botId), botId);
   // The webhook key exists now, so a new getUpdates gets 409; end the one already waiting.
   await deps.polls.terminateForWebhook(botId);
   if ((await pendingCount(redis, botId)) > 0) await kickDrain(deps.deliveryQueue, botId);
