@@ -4,7 +4,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { keys, type HostPort } from "@starpost/shared";
+import { keys, newSecret, type HostPort } from "@starpost/shared";
+import { Platform } from "./bot-api.ts";
 import { stopProcess, track } from "./child-processes.ts";
 import { freePort } from "./redis-server.ts";
 import { eventually } from "./wait.ts";
@@ -177,6 +178,12 @@ export async function startRedisCluster(opts: { masters?: number; nodeTimeoutMs?
     },
   };
 
+  runningClusters.add(cluster);
+  const stop = cluster.stop;
+  cluster.stop = async () => {
+    runningClusters.delete(cluster);
+    await stop();
+  };
   try {
     await Promise.all(nodes.map((n) => eventually(async () => (await cli(n.port, "ping").catch(() => "")).trim() === "PONG", 10_000, `node ${n.port} to start`)));
     await run("redis-cli", ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", "1", "--cluster-yes"]);
@@ -188,6 +195,28 @@ export async function startRedisCluster(opts: { masters?: number; nodeTimeoutMs?
   return cluster;
 }
 
+/** The clusters this process started and has not stopped yet. */
+export const runningClusters = new Set<RedisCluster>();
+
+/**
+ * Throws unless the stacks' keys really are spread: every master of every running cluster holds
+ * starpost keys, and bots live on as many masters as there are bots (up to all of them), so a
+ * single-slot accident cannot pass. Returns bots and keys per master.
+ */
+export async function assertKeysSpread(): Promise<{ bots: number[]; keys: number[] }[]> {
+  if (runningClusters.size === 0) throw new Error("no Redis Cluster is running in this test file");
+  const out = [];
+  for (const cluster of runningClusters) {
+    const bots = [...(await keysPerMaster(cluster, "sp:bot:*")).values()];
+    const all = [...(await keysPerMaster(cluster, "sp*")).values()];
+    const total = bots.reduce((a, b) => a + b, 0);
+    if (all.some((n) => n === 0)) throw new Error(`a master holds no starpost key: keys per master ${all.join(", ")}`);
+    if (bots.filter((n) => n > 0).length < Math.min(total, bots.length)) throw new Error(`bots are not spread over the masters: ${bots.join(", ")}`);
+    out.push({ bots, keys: all });
+  }
+  return out;
+}
+
 /**
  * A bot id whose slot the master `port` serves, counting up from `from`: tests create bots with
  * such ids (`token: "<id>:<secret>"`) so that every master owns some.
@@ -197,5 +226,42 @@ export function botIdOn(masters: MasterInfo[], index: number, from: number): num
   for (let id = from; ; id++) {
     const slot = botSlot(id);
     if (m.slots.some(([a, b]) => slot >= a && slot <= b)) return id;
+  }
+}
+
+/** Test files that set STARPOST_TEST_REDIS=cluster run their stacks on a Redis Cluster. */
+export const clusterMode = () => process.env.STARPOST_TEST_REDIS === "cluster";
+
+/** How many keys matching `pattern` each master holds now (master port -> count). */
+export async function keysPerMaster(cluster: RedisCluster, pattern: string): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const m of await cluster.masters()) {
+    const listed = await cluster.cli(m.port, "--scan", "--pattern", pattern);
+    out.set(m.port, listed.split("\n").filter((l) => l.trim() !== "").length);
+  }
+  return out;
+}
+
+/**
+ * The platform API of a stack on a cluster: bots it creates get ids whose slots go round the
+ * masters, so every master owns some bots (a test's keys cannot all land on one node by accident).
+ */
+export class SpreadingPlatform extends Platform {
+  private created = 0;
+  private nextId = 8_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
+
+  constructor(
+    baseUrl: string,
+    token: string,
+    private readonly masters: MasterInfo[],
+  ) {
+    super(baseUrl, token);
+  }
+
+  override createBot(opts: { username?: string; first_name?: string; token?: string } = {}) {
+    if (opts.token !== undefined) return super.createBot(opts);
+    const id = botIdOn(this.masters, this.created++, this.nextId);
+    this.nextId = id + 1;
+    return super.createBot({ ...opts, token: `${id}:${newSecret()}` });
   }
 }
