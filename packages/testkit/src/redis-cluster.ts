@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -82,21 +82,34 @@ export function slotOf(key: string): number {
 /** The slot of a bot's keys. */
 export const botSlot = (botId: string | number) => slotOf(keys.bot(botId));
 
+export interface RedisClusterOptions {
+  /** masters, each with one replica (default 3). */
+  masters?: number;
+  nodeTimeoutMs?: number;
+  appendonly?: boolean;
+  /** keep the nodes' data here (one folder per port); stop is then a clean shutdown. */
+  dir?: string;
+  /** the nodes' ports (default: free ones whose bus port is free too). */
+  ports?: number[];
+}
+
 /**
  * Starts a real Redis Cluster: `masters` masters with one replica each (3 + 3 by default), each a
  * redis-server with `--cluster-enabled yes` on a free port, joined by `redis-cli --cluster create`.
+ * Nodes that find their nodes.conf in `dir` rejoin the cluster they formed before instead.
  * A short node timeout makes a failover take seconds, not the default 15 s.
  */
-export async function startRedisCluster(opts: { masters?: number; nodeTimeoutMs?: number; appendonly?: boolean; dir?: string } = {}): Promise<RedisCluster> {
+export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise<RedisCluster> {
   const count = (opts.masters ?? 3) * 2;
   const root = opts.dir ?? mkdtempSync(join(tmpdir(), "starpost-cluster-"));
   const taken = new Set<number>();
-  const ports: number[] = [];
-  for (let i = 0; i < count; i++) {
+  const ports: number[] = opts.ports ?? [];
+  for (let i = ports.length; i < count; i++) {
     const port = await freeClusterPort(taken);
     taken.add(port).add(port + 10000);
     ports.push(port);
   }
+  const formed = ports.every((p) => existsSync(join(root, String(p), "nodes.conf")));
   const launch = (port: number, dir: string) =>
     track(
       spawn(
@@ -173,7 +186,7 @@ export async function startRedisCluster(opts: { masters?: number; nodeTimeoutMs?
       );
     },
     async stop() {
-      await Promise.all(nodes.map((n) => stopProcess(n.process, "SIGKILL")));
+      await Promise.all(nodes.map((n) => stopProcess(n.process, opts.dir ? "SIGTERM" : "SIGKILL")));
       if (!opts.dir) rmSync(root, { recursive: true, force: true });
     },
   };
@@ -186,7 +199,7 @@ export async function startRedisCluster(opts: { masters?: number; nodeTimeoutMs?
   };
   try {
     await Promise.all(nodes.map((n) => eventually(async () => (await cli(n.port, "ping").catch(() => "")).trim() === "PONG", 10_000, `node ${n.port} to start`)));
-    await run("redis-cli", ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", "1", "--cluster-yes"]);
+    if (!formed) await run("redis-cli", ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", "1", "--cluster-yes"]);
     await cluster.waitHealthy();
   } catch (err) {
     await cluster.stop();
