@@ -60,6 +60,11 @@ export const keys = {
   /** String with a 1 s TTL: setWebhook with a URL at most once a second per bot. */
   webhookSetLimit: (botId: string | number) => `${PREFIX}:webhook-set-limit:${tag(botId)}`,
 
+  /**
+   * String with a 1 s TTL, written just before WAIT (REDIS_WAIT_REPLICAS): WAIT counts from the
+   * connection's last write, and this write comes after every earlier write to the bot's master.
+   */
+  replicaMark: (botId: string | number) => `${PREFIX}:replica-mark:${tag(botId)}`,
   /** String: the id of the poll currently waiting for this bot (across replicas). */
   pollOwner: (botId: string | number) => `${PREFIX}:poll-owner:${tag(botId)}`,
   /** String with TTL: set when a 409 was sent, to space repeated conflicts. */

@@ -11,13 +11,14 @@ export interface ReplicaWaitOptions {
 }
 
 /**
- * Waits until `replicas` replicas of the bot's master have every write this client sent so far
- * (WAIT). WAIT has no key, so it rides in a pipeline with a read of the bot's hash: on a cluster
- * that sends it to the bot's master over the same connection that made the writes, which is
- * what WAIT counts from. Resolves to the number of replicas that confirmed.
+ * Waits until `replicas` replicas of the bot's master have every write made to it so far, by any
+ * client (the answer a payer hears may rest on a write another replica made). WAIT counts from
+ * its connection's last write, so a small write in the bot's slot goes first: it follows every
+ * earlier write in the master's replication stream. WAIT has no key; the pipeline sends it to
+ * the bot's master with that write. Resolves to the number of replicas that confirmed.
  */
 export async function waitForReplicas(redis: Redis, botId: string, opts: ReplicaWaitOptions): Promise<number> {
-  const reply = await redis.pipeline().exists(keys.bot(botId)).wait(opts.replicas, opts.timeoutMs).exec();
+  const reply = await redis.pipeline().set(keys.replicaMark(botId), "1", "PX", 1000).wait(opts.replicas, opts.timeoutMs).exec();
   const [err, confirmed] = reply?.[1] ?? [new Error("no reply to WAIT"), 0];
   if (err) throw err;
   return Number(confirmed);
