@@ -29,6 +29,8 @@ export interface LocalStackOptions extends Omit<ProcessStackOptions, "redisUrl">
    * invoices and three webhook workers (default: STARPOST_TEST_REDIS=cluster).
    */
   cluster?: boolean;
+  /** on a cluster, run exactly `replicas` and `workers` instead of the suites' topology (benchmarks). */
+  exactTopology?: boolean;
 }
 
 /** The topology the cluster runs of the test suites use. */
@@ -41,7 +43,7 @@ export const CLUSTER_WORKERS = 3;
  * (the receivers of tests and benchmarks listen there) unless `env` says otherwise.
  */
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
-  const { appendonly, platformToken = `local-${randomBytes(16).toString("hex")}`, cluster: onCluster = clusterMode(), ...rest } = opts;
+  const { appendonly, platformToken = `local-${randomBytes(16).toString("hex")}`, cluster: onCluster = clusterMode(), exactTopology, ...rest } = opts;
   const cluster = onCluster ? await startRedisCluster({ appendonly }) : undefined;
   const redis = cluster ? undefined : await startRedis({ appendonly });
   const stopRedis = () => (cluster ? cluster.stop() : redis!.stop());
@@ -49,7 +51,7 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   try {
     stack = await startProcessStack({
       ...rest,
-      ...(cluster ? { replicas: { ...CLUSTER_REPLICAS, ...rest.replicas }, workers: Math.max(rest.workers ?? 0, CLUSTER_WORKERS) } : {}),
+      ...(cluster && !exactTopology ? { replicas: { ...CLUSTER_REPLICAS, ...rest.replicas }, workers: Math.max(rest.workers ?? 0, CLUSTER_WORKERS) } : {}),
       // On a cluster REDIS_CLUSTER_NODES wins; the URL points nowhere so nothing can use it by mistake.
       redisUrl: redis?.url ?? "redis://127.0.0.1:1",
       env: {
