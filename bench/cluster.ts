@@ -9,12 +9,13 @@
  *   node --import tsx bench/run.ts cluster    (BENCH_SECONDS per load run, default 8)
  */
 import { Agent, request } from "undici";
-import { createLogger, createRedis, keys } from "@starpost/shared";
+import { createLogger, createRedis } from "@starpost/shared";
 import { botClient, startLocalStack, stopProcess, userMessage, type LocalStack } from "@starpost/testkit";
 import { autocannon, percentile, type LoadResult } from "./lib/load.ts";
 import { cpuMs, startScript } from "./lib/processes.ts";
 import { report, type Figure } from "./lib/report.ts";
 import { PLATFORM_TOKEN } from "./lib/stack.ts";
+import { measureWakes } from "./lib/wake.ts";
 
 type Mode = "one Redis" | "cluster" | "cluster, WAIT 1";
 const DRAIN_UPDATES = Number(process.env.BENCH_CLUSTER_DRAIN ?? 9000);
@@ -101,24 +102,7 @@ async function wake(mode: Mode) {
   const s = await start(mode);
   const redis = createRedis({ url: s.redis?.url ?? "", clusterNodes: s.cluster?.clusterNodes, logger: createLogger("bench", "warn"), role: "bench" });
   try {
-    const bot = await s.platform.createBot();
-    const headers = { authorization: `Bearer ${PLATFORM_TOKEN}`, "content-type": "application/json" };
-    const latencies: number[] = [];
-    let offset = 0;
-    for (let i = 0; i < WAKE_EVENTS + 20; i++) {
-      const poll = request(`${s.gatewayUrl}/bot${bot.token}/getUpdates?timeout=30&offset=${offset}`, { dispatcher: agent }).then(
-        async (res) => ((await res.body.json()) as { result: { update_id: number }[] }).result,
-      );
-      // Push only once the poll is waiting: what is measured is the wake-up, not a ready read.
-      while ((await redis.get(keys.pollOwner(bot.id))) === null) await new Promise((r) => setImmediate(r));
-      const started = performance.now();
-      const ingest = request(`${s.gatewayUrl}/platform/v1/bots/${bot.id}/updates`, { method: "POST", headers, body: JSON.stringify(userMessage(7, `m${i}`)), dispatcher: agent }).then((r) => r.body.dump());
-      const result = await poll;
-      const elapsed = performance.now() - started;
-      await ingest;
-      offset = result.at(-1)!.update_id + 1;
-      if (i >= 20) latencies.push(elapsed);
-    }
+    const latencies = await measureWakes(s.gatewayUrl, redis, await s.platform.createBot(), WAKE_EVENTS);
     figures.push({ bench: "cluster", name: `wake latency p50, ${mode}`, value: percentile(latencies, 50), unit: "ms", note: `p99 ${percentile(latencies, 99).toFixed(2)} ms over ${WAKE_EVENTS} events` });
   } finally {
     await redis.quit();
