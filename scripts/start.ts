@@ -68,8 +68,8 @@ const stop = async () => {
   await redis.stop();
   process.exit(0);
 };
-process.on("SIGINT", stop);
-process.on("SIGTERM", stop);
+process.on("SIGINT", () => void stop());
+process.on("SIGTERM", () => void stop());
 for (const p of stack.processes) {
   p.child.once("exit", (code, signal) => {
     if (!stopping) process.stderr.write(`starpost: ${p.name} exited (${signal ?? code}); see .data/logs/${p.name}.log\n`);

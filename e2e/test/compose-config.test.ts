@@ -3,8 +3,8 @@ import { describe, expect, it } from "vitest";
 import { ALL_CONFIG_SCHEMAS, parseConfig } from "@starpost/shared";
 import { readCompose } from "@starpost/testkit";
 
-// No Docker engine runs here, so the compose file is checked against the services' real config
-// schemas: every variable it sets exists and parses.
+// The compose file is checked against the services' real config schemas: every variable it sets
+// exists and parses (`npm run test:compose` then runs it on a Docker engine).
 describe("docker-compose.yml", () => {
   const env = { PLATFORM_TOKEN: "a-platform-token-for-the-check" };
   const services = readCompose(env);
@@ -21,6 +21,7 @@ describe("docker-compose.yml", () => {
       const known = Object.keys(schema.shape);
       expect(Object.keys(service.environment).filter((k) => !known.includes(k))).toEqual([]);
       expect(() => parseConfig(schema, service.environment)).not.toThrow();
+      expect(service.bundle).toBe(`dist/${service.name}.mjs`);
       expect(service.entry).toBe(`services/${service.name}/src/main.ts`);
     });
   }

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { http } from "@starpost/testkit";
-import { botAndUser, pay, push, startE2E, textFrom, type E2E } from "./support.ts";
+import { botAndUser, pay, push, useE2E, textFrom } from "./support.ts";
 
 // A client in the plainest style: every call a GET with its parameters in the query string, JSON
 // values serialized into it, negative offsets for "the newest only".
 
-let e2e: E2E;
-beforeAll(async () => {
-  e2e = await startE2E();
-});
-afterAll(() => e2e?.close());
+const e2e = useE2E();
 
 describe("a bot that calls everything as GET with a query string", () => {
   it("polls with negative offsets, sells an invoice and sets and deletes a webhook", async () => {

@@ -1,19 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Bot, GrammyError, webhookCallback } from "grammy";
 import { run } from "@grammyjs/runner";
 import { readCompose } from "@starpost/testkit";
 import type { Message, SuccessfulPayment } from "grammy/types";
-import { botAndUser, buttonPress, pay, push, serve, startE2E, STAR_PRICE, textFrom, until, onCleanup, runCleanups, type E2E } from "./support.ts";
+import { botAndUser, buttonPress, pay, push, serve, useE2E, STAR_PRICE, textFrom, until, onCleanup } from "./support.ts";
 
 // grammY pointed at starpost by its one option, client.apiRoot; everything else is the library's own.
 
-let e2e: E2E;
-beforeAll(async () => {
-  e2e = await startE2E();
-});
-afterEach(runCleanups);
-afterAll(() => e2e?.close());
+const e2e = useE2E();
 
 const newBot = (token: string) => new Bot(token, { client: { apiRoot: e2e.apiRoot } });
 
@@ -29,14 +24,15 @@ async function startPolling(bot: Bot) {
 const pending = async (token: string) => (await e2e.call(token, "getWebhookInfo")).pending_update_count as number;
 
 describe("grammY 1.46 with client.apiRoot", () => {
-  it("runs against docker-compose.yml's services, each its own OS process, with at least two webhook workers", () => {
+  it("runs against docker-compose.yml's services, each its own OS process or container, with at least two webhook workers", async () => {
     const composed = readCompose({ PLATFORM_TOKEN: "only-to-read-the-file" });
-    const running = e2e.stack.processes;
+    const running = e2e.instances;
     expect([...new Set(running.map((p) => p.service))].sort()).toEqual(composed.map((s) => s.name).sort());
     expect(running.filter((p) => p.service === "webhook-worker").length).toBeGreaterThanOrEqual(2);
-    const pids = running.map((p) => p.child.pid);
-    expect(new Set(pids).size).toBe(running.length);
-    expect(pids).not.toContain(process.pid);
+    const ids = running.map((p) => p.id);
+    expect(new Set(ids).size).toBe(running.length);
+    expect(ids).not.toContain(`process ${process.pid}`);
+    for (const p of running) expect((await fetch(`${p.url}/healthz`)).status).toBe(200);
   });
 
   it("bot.start() long polling receives messages and button presses pushed through the platform API", async () => {
@@ -128,7 +124,7 @@ describe("grammY 1.46 with client.apiRoot", () => {
     bot.on("message:text", (ctx) => void texts.push(ctx.message.text));
     bot.on("callback_query:data", async (ctx) => void answered.push(await ctx.answerCallbackQuery()));
     const secret = `grammy_${randomBytes(16).toString("hex")}`;
-    const server = await serve(webhookCallback(bot, "http", { secretToken: secret }));
+    const server = await serve(e2e, webhookCallback(bot, "http", { secretToken: secret }));
     onCleanup(() => server.close());
     try {
       // First with a secret grammY does not expect: it answers 401 and starpost shows the error.
@@ -184,14 +180,10 @@ describe("grammY 1.46 with client.apiRoot", () => {
     expect(maxInFlight).toBeGreaterThan(1);
     await until("the log to be confirmed", async () => (await pending(b.token)) === 0);
 
+    // stop() resolves once the runner's in-flight handlers are done: nothing runs after it.
     await handle.stop();
     expect(handle.isRunning()).toBe(false);
-    await new Promise((r) => setTimeout(r, 200));
     expect(seen.size).toBe(ids.length);
     expect(await pending(b.token)).toBe(0);
-  });
-
-  it("left no error in any service's log", () => {
-    expect(e2e.errorLines).toEqual([]);
   });
 });

@@ -1,15 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { botClient, eventually, metric, startLocalStack, userMessage, type Platform, type ProcessStack } from "@starpost/testkit";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { botClient, eventually, startTarget, userMessage, type Instance, type Platform, type ReceiverHost } from "@starpost/testkit";
 
 /**
  * What every end-to-end file shares: the docker-compose.yml topology started as local OS processes
  * (gateway, updates, invoices and the compose file's webhook-worker replicas) on a private
- * redis-server, one per test file; each test creates its own bots on it.
+ * redis-server, one per test file, or under `npm run test:compose` the containers of
+ * `docker compose up` (see testkit's startTarget); each test creates its own bots on it.
  */
 export interface E2E {
-  stack: ProcessStack;
+  mode: "processes" | "compose";
+  /** every service process or container. */
+  instances: Instance[];
+  receiverHost: ReceiverHost;
   platform: Platform;
   /** the Bot API root the client libraries are pointed at (their one changed option). */
   apiRoot: string;
@@ -23,7 +28,7 @@ export interface E2E {
 export async function startE2E(): Promise<E2E> {
   const verbose = process.env.TEST_LOG_LEVEL === "debug";
   const errorLines: string[] = [];
-  const local = await startLocalStack({
+  const target = await startTarget({
     env: { INTERNAL_TOKEN: `e2e-internal-${randomBytes(12).toString("hex")}`, LOG_LEVEL: verbose ? "debug" : "warn" },
     onLine: (name, line) => {
       const error = /"level":(50|60)/.test(line);
@@ -32,17 +37,41 @@ export async function startE2E(): Promise<E2E> {
     },
   });
   return {
-    stack: local.stack,
-    platform: local.platform,
-    apiRoot: local.gatewayUrl,
+    mode: target.mode,
+    instances: target.instances,
+    receiverHost: target.receiverHost,
+    platform: target.platform,
+    apiRoot: target.gatewayUrl,
     errorLines,
     async call(token, method, params = {}) {
-      const res = await botClient(local.gatewayUrl, token)(method, params);
+      const res = await botClient(target.gatewayUrl, token)(method, params);
       if (!res.body?.ok) throw new Error(`${method} failed: ${JSON.stringify(res.body)}`);
       return res.body.result;
     },
-    close: () => local.stop(),
+    close: () => target.stop(),
   };
+}
+
+/**
+ * For a test file: its stack, started before its tests and stopped after them. After each test the
+ * test's cleanups run and no service may have logged an error during it; after the last test, once
+ * every process has exited, no late error line either. The object is filled in before the tests run.
+ */
+export function useE2E(): E2E {
+  const e2e = {} as E2E;
+  beforeAll(async () => {
+    Object.assign(e2e, await startE2E());
+  });
+  afterEach(async () => {
+    await runCleanups();
+    expect(e2e.errorLines.splice(0)).toEqual([]);
+  });
+  afterAll(async () => {
+    if (!e2e.close) return;
+    await e2e.close();
+    expect(e2e.errorLines).toEqual([]);
+  });
+  return e2e;
 }
 
 let nextUser = 7_000_000;
@@ -99,23 +128,27 @@ export async function pay(e2e: E2E, botId: number, user: { id: number; first_nam
 /** Resolves once `check` holds (polled every 20 ms), else fails with `what`. */
 export const until = (what: string | (() => string), check: () => boolean | Promise<boolean>, ms = 15_000) => eventually(check, ms, what);
 
-/** The sum of one metric's samples (optionally those carrying `label`) over the given processes. */
-export const metricSum = (ports: number[], name: string, label = "") => metric(ports.map((p) => `http://127.0.0.1:${p}`), name, label);
+/** The addresses of a service's processes or containers. */
+export const urlsOf = (e2e: E2E, service: string) => e2e.instances.filter((p) => p.service === service).map((p) => p.url);
 
-export const portsOf = (e2e: E2E, service: string) => e2e.stack.processes.filter((p) => p.service === service).map((p) => p.port);
-
-/** A library's webhook handler served by a real node:http server on 127.0.0.1. */
-export async function serve(listener: RequestListener) {
-  const server = createServer(listener);
+/** A library's webhook handler served by a real node:http server where the services reach this host (127.0.0.1 for processes). */
+export async function serve(e2e: E2E, listener: (...args: Parameters<RequestListener>) => unknown) {
+  // A library's handler may be async: a rejection answers 500 instead of going unhandled.
+  const server = createServer((req, res) => {
+    Promise.resolve(listener(req, res)).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(err));
+    });
+  });
   const sockets = new Set<Socket>();
   server.on("connection", (s) => {
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(0, e2e.receiverHost.bind, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    url: (path: string) => `http://${e2e.receiverHost.name}:${port}${path}`,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

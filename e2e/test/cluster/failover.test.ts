@@ -36,7 +36,7 @@ interface Call {
   ok: boolean;
 }
 
-async function tryCall<T>(fn: () => Promise<{ status: number; body: any }>): Promise<{ ok: boolean; body: any }> {
+async function tryCall(fn: () => Promise<{ status: number; body: any }>): Promise<{ ok: boolean; body: any }> {
   try {
     const r = await fn();
     return { ok: r.status === 200 && r.body?.ok === true, body: r.body };

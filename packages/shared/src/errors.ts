@@ -1,6 +1,6 @@
 /**
  * The one registry of Bot API errors starpost answers. Every error a handler returns is built
- * from an entry here; `test/errors.test.ts` checks each entry is used in the code and listed in
+ * from an entry here; `packages/shared/test/generated-docs.test.ts` checks each entry is used in the code and listed in
  * docs/errors.md. Texts match the official server (tdlib/telegram-bot-api) where it has one.
  */
 
@@ -42,6 +42,17 @@ export const Errors = {
   unauthorized: () => new BotApiError({ error_code: 401, description: "Unauthorized" }),
   tooLarge: () => new BotApiError({ error_code: 413, description: "Request Entity Too Large" }),
   badRequestBody: () => bad("can't parse request body"),
+  boundaryNotFound: () => bad("boundary not found"),
+  boundaryValueNotFound: () => bad("boundary value not found"),
+  boundaryInvalid: () => bad("boundary too big or empty"),
+  multipartHeadersEmpty: () => bad("headers in multipart/form-data are empty"),
+  multipartHeaders: () => bad("can't parse form data headers"),
+  multipartDisposition: () => bad("expected form-data content disposition"),
+  multipartFieldName: () => bad("field name in multipart/form-data not found"),
+  contentEncodingUnsupported: () => new BotApiError({ error_code: 415, description: "Unsupported Media Type: unsupported content-encoding" }),
+  contentEncodingBroken: (zlibCode: number) => bad(`zlib error ${zlibCode}`),
+  /** bytes that are not an HTTP request (answered on the socket, before any route). */
+  invalidHttpRequest: () => bad("invalid HTTP request"),
   internal: () => new BotApiError({ error_code: 500, description: "Internal Server Error" }),
   serviceUnavailable: () => new BotApiError({ error_code: 502, description: "Bad Gateway" }),
   tooManyRequests: (retryAfter: number) =>
@@ -56,7 +67,7 @@ export const Errors = {
   paramInvalid: (name: string, why: string) => bad(`parameter "${name}" ${why}`),
 
   // Platform API
-  platformUnauthorized: () => new BotApiError({ error_code: 401, description: "Unauthorized" }),
+  platformBodyInvalid: (problem: string) => bad(`the body must be JSON: ${problem}`),
   botNotFound: () => new BotApiError({ error_code: 404, description: "Not Found: bot not found" }),
   usernameInvalid: () => bad("username must be 5-32 characters of A-Z, a-z, 0-9 and _ and end in \"bot\""),
   usernameTaken: () => bad("username is already taken"),

@@ -1,16 +1,25 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
 import { BotApiError, Errors } from "./errors.ts";
 import { requestSerializers, type Logger } from "./logger.ts";
 import { sendError } from "./service-app.ts";
 
+/** Answers an error that is neither a registry error nor a framework 4xx (the default logs it and answers 500). */
+export type UnexpectedErrorHandler = (err: Error & { statusCode?: number; code?: string }, req: FastifyRequest, reply: FastifyReply) => unknown;
+
+const internalError: UnexpectedErrorHandler = (err, req, reply) => {
+  req.log.error({ err: { message: err.message, stack: err.stack } }, "request failed");
+  return sendError(reply, Errors.internal());
+};
+
 /**
  * Creates a service's fastify instance with starpost's common settings: the shared pino logger
  * with URL redaction (URLs hold bot tokens), no per-request log lines (hot paths; errors are
- * still logged), and timeouts suited to 50-second long polls.
+ * still logged), timeouts suited to 50-second long polls, and the one error handler, whose
+ * unexpected case a service may answer its own way (`onUnexpected`).
  */
-export function createHttpServer(logger: Logger, options: FastifyServerOptions = {}): FastifyInstance {
+export function createHttpServer(logger: Logger, options: FastifyServerOptions = {}, onUnexpected: UnexpectedErrorHandler = internalError): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger.child({}, { serializers: requestSerializers }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -18,7 +27,7 @@ export function createHttpServer(logger: Logger, options: FastifyServerOptions =
     requestTimeout: 0,
     // Bytes that are not HTTP still get the Bot API envelope, never fastify's own error body.
     clientErrorHandler: (_err, socket) => {
-      const body = JSON.stringify({ ok: false, error_code: 400, description: "Bad Request: invalid HTTP request" });
+      const body = JSON.stringify(Errors.invalidHttpRequest());
       if (socket.writable) {
         socket.end(
           `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
@@ -31,10 +40,13 @@ export function createHttpServer(logger: Logger, options: FastifyServerOptions =
   // Every answer is the Bot API envelope: framework errors (bad JSON, bodies too large, unknown
   // routes) too, since the gateway passes a service's answer to the bot unchanged.
   app.setNotFoundHandler((_req, reply) => sendError(reply, Errors.notFound()));
-  app.setErrorHandler((err: Error & { statusCode?: number }, req, reply) => {
-    const error = errorFor(err);
-    if (error.error_code >= 500) req.log.error({ err: { message: err.message, stack: err.stack } }, "request failed");
-    return sendError(reply, error);
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    if (err instanceof BotApiError || (err.statusCode ?? 500) < 500) {
+      const error = errorFor(err);
+      if (error.error_code >= 500) req.log.error({ err: { message: err.message, stack: err.stack } }, "request failed");
+      return sendError(reply, error);
+    }
+    return onUnexpected(err, req, reply);
   });
   return app;
 }

@@ -12,6 +12,7 @@ export * from "./metrics.ts";
 export * from "./params/coerce.ts";
 export * from "./params/parse.ts";
 export * from "./params/platform.ts";
+export * from "./params/raw.ts";
 export * from "./pubsub.ts";
 export * from "./redis.ts";
 export * from "./redis-keys.ts";

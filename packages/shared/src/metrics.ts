@@ -11,7 +11,7 @@ const labelKey = (labels: Labels) =>
     .join(",");
 
 interface Metric {
-  render(): string[] | Promise<string[]>;
+  render(): Promise<string[]>;
 }
 
 export class Registry {
@@ -27,7 +27,7 @@ export class Registry {
       get(labels: Labels = {}) {
         return values.get(labelKey(labels)) ?? 0;
       },
-      render: () => [`# HELP ${name} ${help}`, `# TYPE ${name} counter`, ...sample(name, values)],
+      render: async () => [`# HELP ${name} ${help}`, `# TYPE ${name} counter`, ...sample(name, values)],
     };
     this.metrics.push(m);
     return m;
@@ -63,7 +63,7 @@ export class Registry {
         s.sum += seconds;
         s.count++;
       },
-      render: () => {
+      render: async () => {
         const lines = [`# HELP ${name} ${help}`, `# TYPE ${name} histogram`];
         for (const [k, s] of series) {
           const sep = k ? "," : "";

@@ -63,12 +63,50 @@ export function isReservedIp(ip: string): boolean {
   return reserved.check(ip, "ipv6");
 }
 
+/** Characters td's parse_url allows in a host (and, with `:`, in userinfo), besides %XX and non-ASCII. */
+const URL_PART = /^(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2}|[^\x00-\x7f])*$/;
+
 /**
- * Parses a webhook URL: http or https, a host, a valid port. Like the official server, a URL
- * without a scheme is taken as https. Returns undefined for anything else.
+ * td's parse_url (the official server's check of a webhook URL): an optional http/https scheme
+ * (https when absent), `[userinfo@]host[:port]` with a non-empty host of allowed characters, a
+ * port of 1..65535. Returns the URL with its scheme, or undefined.
+ */
+function checkUrlLikeReference(raw: string): string | undefined {
+  const schemeEnd = raw.search(/[:/?#@[\]]/);
+  let rest = raw;
+  let scheme = "https";
+  if (schemeEnd >= 0 && raw.startsWith("://", schemeEnd)) {
+    scheme = raw.slice(0, schemeEnd).toLowerCase();
+    if (scheme !== "http" && scheme !== "https") return undefined;
+    rest = raw.slice(schemeEnd + 3);
+  }
+  const authority = rest.slice(0, rest.search(/[/?#]|$/));
+  let colon = authority.length - 1;
+  while (colon > 0 && !":]@".includes(authority[colon]!)) colon--;
+  let userHost = authority;
+  if (colon > 0 && authority[colon] === ":") {
+    const port = authority.slice(colon + 1).replace(/^0+(?=.)/, "");
+    if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) return undefined;
+    userHost = authority.slice(0, colon);
+  }
+  const at = userHost.lastIndexOf("@");
+  const userinfo = at < 0 ? "" : userHost.slice(0, at);
+  const host = userHost.slice(at + 1);
+  if (host === "" || host === ".") return undefined;
+  if (host.startsWith("[") && host.endsWith("]")) {
+    if (isIP(host.slice(1, -1)) !== 6) return undefined;
+  } else if (!URL_PART.test(host) || !URL_PART.test(userinfo.replaceAll(":", ""))) return undefined;
+  return `${scheme}://${rest}`;
+}
+
+/**
+ * Parses a webhook URL: the reference's rules first (so `https:///hook`, which WHATWG URL
+ * parsing would read as host "hook", is invalid), then WHATWG URL, which delivery uses. Like the
+ * official server, a URL without a scheme is taken as https. Returns undefined for anything else.
  */
 export function parseWebhookUrl(raw: string): URL | undefined {
-  const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`;
+  const text = checkUrlLikeReference(raw);
+  if (text === undefined) return undefined;
   let url: URL;
   try {
     url = new URL(text);
@@ -76,7 +114,7 @@ export function parseWebhookUrl(raw: string): URL | undefined {
     return undefined;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
-  if (url.hostname === "" || url.port === "0") return undefined;
+  if (url.hostname === "") return undefined;
   return url;
 }
 

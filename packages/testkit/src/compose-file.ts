@@ -7,8 +7,10 @@ export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
 export interface ComposeService {
   name: string;
-  /** the service's entry point, e.g. services/updates/src/main.ts (the compose `command`). */
+  /** the source of the service's entry point, e.g. services/updates/src/main.ts. */
   entry: string;
+  /** what the image runs (the compose `command`), e.g. dist/updates.mjs, built from `entry` by `pnpm run build`. */
+  bundle: string;
   replicas: number;
   /** environment after `${VAR:-default}` interpolation against `env`. */
   environment: Record<string, string>;
@@ -28,14 +30,18 @@ export function interpolate(value: string, env: Record<string, string | undefine
   });
 }
 
-/** The starpost services declared in docker-compose.yml (every service built from the repo). */
+/** `pnpm run build` bundles services/<name>/src/main.ts into dist/<name>.mjs. */
+const BUNDLE = /^dist\/([a-z-]+)\.mjs$/;
+
+/** The starpost services declared in docker-compose.yml (every service run from a bundle of the repo). */
 export function readCompose(env: Record<string, string | undefined> = process.env, file = `${REPO_ROOT}docker-compose.yml`): ComposeService[] {
   const raw = parse(readFileSync(file, "utf8"), { merge: true }) as Raw;
   return Object.entries(raw.services)
-    .filter(([, s]) => s.command?.[0]?.endsWith("main.ts"))
+    .filter(([, s]) => BUNDLE.test(s.command?.[0] ?? ""))
     .map(([name, s]) => ({
       name,
-      entry: s.command![0]!,
+      entry: `services/${BUNDLE.exec(s.command![0]!)![1]}/src/main.ts`,
+      bundle: s.command![0]!,
       replicas: s.deploy?.replicas ?? 1,
       environment: Object.fromEntries(
         Object.entries(s.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), env)]),

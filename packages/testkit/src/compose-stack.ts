@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
+import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
 import { readCompose, REPO_ROOT, type ComposeService } from "./compose-file.ts";
 import { stopProcess, track } from "./child-processes.ts";
@@ -28,6 +29,8 @@ export interface ProcessStackOptions {
   extraEnv?: Record<string, string>;
   /** extra node flags for every process (e.g. --cpu-prof when profiling a benchmark). */
   nodeArgs?: string[];
+  /** run the bundles `pnpm run build` wrote to this folder with plain node (default: the sources under tsx). */
+  dist?: string;
   /** the gateway's port (default: a free one). */
   gatewayPort?: number;
   /** webhook-worker replicas (default: the compose file's deploy.replicas). */
@@ -117,7 +120,8 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     }
     env.HOST = "127.0.0.1";
     for (const [k, v] of Object.entries(overrides)) if (k in env && !isPortVar(k)) env[k] = v;
-    const child = track(spawn(process.execPath, [...(opts.nodeArgs ?? []), "--import", "tsx", svc.entry], {
+    const entry = opts.dist ? [join(opts.dist, basename(svc.bundle))] : ["--import", "tsx", svc.entry];
+    const child = track(spawn(process.execPath, [...(opts.nodeArgs ?? []), ...entry], {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...opts.extraEnv, ...env },
       stdio: ["ignore", "pipe", "pipe"],

@@ -8,3 +8,4 @@ export * from "./wait.ts";
 export * from "./child-processes.ts";
 export * from "./local-stack.ts";
 export * from "./redis-cluster.ts";
+export * from "./target.ts";

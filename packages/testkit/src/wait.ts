@@ -19,12 +19,18 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
 export async function metric(baseUrls: string | string[], name: string, labels = ""): Promise<number> {
   let sum = 0;
   for (const url of Array.isArray(baseUrls) ? baseUrls : [baseUrls]) {
-    const text = await (await fetch(`${url}/metrics`)).text();
-    for (const line of text.split("\n")) {
-      if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-      if (labels && !line.includes(labels)) continue;
-      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
-    }
+    sum += metricIn(await (await fetch(`${url}/metrics`)).text(), name, labels);
+  }
+  return sum;
+}
+
+/** The same sum over one exposition text (a registry rendered in this process). */
+export function metricIn(text: string, name: string, labels = ""): number {
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    if (labels && !line.includes(labels)) continue;
+    sum += Number(line.slice(line.lastIndexOf(" ") + 1));
   }
   return sum;
 }

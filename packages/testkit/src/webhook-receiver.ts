@@ -1,5 +1,6 @@
 import { createServer as createHttp, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttps } from "node:https";
+import type { ReceiverHost } from "./target.ts";
 
 /** One request a webhook receiver got. */
 export interface Received {
@@ -26,9 +27,11 @@ export interface Receiver {
 
 /**
  * A real HTTP(S) webhook receiver on 127.0.0.1 for tests and benchmarks. `port` reuses a port
- * (a receiver that comes back after being down); `tls` serves https with the given key and cert.
+ * (a receiver that comes back after being down); `tls` serves https with the given key and cert;
+ * `host` listens on another address of this host, named in the URL as the services know it
+ * (containers: see Target.receiverHost).
  */
-export async function startReceiver(opts: { port?: number; tls?: { key: string; cert: string }; answer?: Answer } = {}): Promise<Receiver> {
+export async function startReceiver(opts: { port?: number; tls?: { key: string; cert: string }; answer?: Answer; host?: ReceiverHost } = {}): Promise<Receiver> {
   const received: Received[] = [];
   const sockets = new Set<import("node:net").Socket>();
   const handler = (req: import("node:http").IncomingMessage, res: ServerResponse) => {
@@ -62,11 +65,11 @@ export async function startReceiver(opts: { port?: number; tls?: { key: string; 
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
+    server.listen(opts.port ?? 0, opts.host?.bind ?? "127.0.0.1", () => resolve());
   });
   const port = (server.address() as { port: number }).port;
   const receiver: Receiver = {
-    url: `${opts.tls ? "https" : "http"}://127.0.0.1:${port}/hook`,
+    url: `${opts.tls ? "https" : "http"}://${opts.host?.name ?? "127.0.0.1"}:${port}/hook`,
     port,
     received,
     answer: opts.answer ?? (() => undefined),

@@ -1,17 +1,16 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import {
-  BotApiError,
   Errors,
   registerOps,
   Registry,
   createHttpServer,
-  errorFor,
   sendError,
   type Logger,
+  type UnexpectedErrorHandler,
   type ServiceClient,
 } from "@starpost/shared";
-import { BODY_LIMIT, registerBodyParsers } from "./routes/body.ts";
+import { BODY_LIMIT, MAX_HEADER_SIZE, registerBodyParsers } from "./routes/body.ts";
 import { registerBotApi } from "./routes/bot-api.ts";
 import { registerPlatformApi } from "./routes/platform.ts";
 
@@ -25,10 +24,12 @@ export interface GatewayDeps {
 
 /** Builds the gateway: the Bot API front, the platform API, health and metrics. Never listens. */
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
-  const app = createHttpServer(deps.logger, { bodyLimit: BODY_LIMIT, return503OnClosing: false });
+  // Node's own header limit (16 KiB) would refuse a GET whose query string the reference accepts.
+  const http = { http: { maxHeaderSize: MAX_HEADER_SIZE } } as object;
+  const app = createHttpServer(deps.logger, { bodyLimit: BODY_LIMIT, return503OnClosing: false, ...http }, forwardFailed);
   const registry = deps.registry ?? new Registry();
 
-  await registerBodyParsers(app);
+  registerBodyParsers(app);
   registerOps(app, {
     registry,
     ready: async () =>
@@ -39,20 +40,20 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerPlatformApi(app, { services: deps.services, platformToken: deps.platformToken });
   registerBotApi(app, { redis: deps.redis, services: deps.services });
 
-  // Beyond the common envelope handler (createHttpServer): what can go wrong forwarding a call.
-  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
-    if (err instanceof BotApiError || (err.statusCode ?? 500) < 500) return sendError(reply, errorFor(err));
-    // The caller left first (every client library aborts its held getUpdates on stop): the
-    // aborted forward is expected, not a failure, and there is nobody left to answer.
-    if (err.name === "AbortError" && req.raw.socket?.destroyed) {
-      req.log.debug("caller went away before the answer");
-      return reply.hijack();
-    }
-    req.log.error({ err: { message: err.message, stack: err.stack } }, "request failed");
-    return sendError(reply, isConnectError(err) ? Errors.serviceUnavailable() : Errors.internal());
-  });
   return app;
 }
+
+/** What can go wrong forwarding a call, beyond the common envelope handler (createHttpServer). */
+const forwardFailed: UnexpectedErrorHandler = (err, req, reply) => {
+  // The caller left first (every client library aborts its held getUpdates on stop): the
+  // aborted forward is expected, not a failure, and there is nobody left to answer.
+  if (err.name === "AbortError" && req.raw.socket?.destroyed) {
+    req.log.debug("caller went away before the answer");
+    return reply.hijack();
+  }
+  req.log.error({ err: { message: err.message, stack: err.stack } }, "request failed");
+  return sendError(reply, isConnectError(err) ? Errors.serviceUnavailable() : Errors.internal());
+};
 
 function isConnectError(err: Error & { code?: string }): boolean {
   return err.code === "ECONNREFUSED" || err.code === "UND_ERR_SOCKET" || err.code === "ECONNRESET";

@@ -14,7 +14,7 @@ afterAll(async () => {
 describe("at most 100,000 pending updates per bot", () => {
   it("drops the excess, counts it in metrics, and frees the memory once confirmed", async () => {
     const bot = await stack.platform.createBot();
-    // Fill the log the fast way (pipelined XADDs shaped like append-update.lua's entries).
+    // Fill the log the fast way (pipelined XADDs shaped like append-updates.lua's entries).
     const log = keys.updateLog(bot.id);
     const expires = Date.now() + 86_400_000;
     for (let from = 1; from <= MAX_PENDING_UPDATES; from += 10_000) {

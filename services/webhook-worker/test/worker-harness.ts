@@ -46,4 +46,4 @@ export function byChat(updates: any[]): Map<number, number[]> {
   return out;
 }
 
-export { eventually, sleep } from "@starpost/testkit";
+export { eventually } from "@starpost/testkit";

@@ -2,44 +2,89 @@ import { z } from "zod";
 import { Errors } from "../errors.ts";
 
 /**
- * Parameter types as the official server reads them: query strings and forms carry every value as
- * a string, JSON bodies carry either the JSON value or a JSON-encoded string. Each helper accepts
- * both. Error texts come from the error registry.
+ * Parameter readers as the official server's getters read them (telegram-bot-api Client.cpp and
+ * td/utils/misc.h). Every value arrives as text (see raw.ts): a query string or form value, a
+ * decoded JSON string, or the source text of any other JSON value. An absent parameter and an
+ * empty one are the same thing, as in the reference's `Query::arg`. Error texts come from the
+ * error registry.
  */
 
-const asString = (v: unknown) => (typeof v === "number" || typeof v === "boolean" ? String(v) : v);
+const isAbsent = (v: unknown) => v === undefined || v === "";
+
+/** Values that did not come through the raw reader (a service called directly) read like JSON text. */
+export function asText(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  return typeof v === "string" ? v : JSON.stringify(v);
+}
+
+const pow10 = (n: number) => 10n ** BigInt(n);
+
+/**
+ * td's `to_integer<intN>`: an optional `-`, then the digits up to the first non-digit (no
+ * spaces, no `+`, no exponent: " 5", "+5" and "x" are 0, "1e3" is 1, "12abc" is 12), wrapped to
+ * N bits the way C++'s unsigned arithmetic wraps.
+ */
+export function toInteger(text: string, bits: 32 | 64): bigint {
+  const mod = 1n << BigInt(bits);
+  const max = (1n << BigInt(bits - 1)) - 1n;
+  let i = text.startsWith("-") ? 1 : 0;
+  let negative = i === 1;
+  let end = i;
+  while (end < text.length && text.charCodeAt(end) >= 48 && text.charCodeAt(end) <= 57) end++;
+  let value = 0n;
+  // 15 digits at a time keeps a megabyte of digits cheap.
+  for (; i < end; i += 15) {
+    const chunk = text.slice(i, Math.min(i + 15, end));
+    value = (value * pow10(chunk.length) + BigInt(chunk)) % mod;
+  }
+  if (value > max) {
+    value = (mod - value) % mod;
+    negative = !negative;
+    if (value > max) return -(max + 1n);
+  }
+  return negative ? -value : value;
+}
+
+export const toInt32 = (text: string) => Number(toInteger(text, 32));
+
+/** td's `to_integer_safe<int64>`: the whole text is the canonical decimal form of an int64, else undefined. */
+export function toInt64Exact(text: string): bigint | undefined {
+  if (!/^-?\d{1,19}$/.test(text)) return undefined;
+  const value = toInteger(text, 64);
+  return value.toString() === text ? value : undefined;
+}
 
 /** A required string parameter; missing or empty gives `parameter "<name>" is required`. */
 export const requiredString = (name: string) =>
   z.preprocess(
-    asString,
+    asText,
     z.string({ error: () => Errors.paramRequired(name).description }).min(1, { error: () => Errors.paramRequired(name).description }),
   );
 
-/** An optional string parameter ("" counts as absent, like the official server's empty check). */
-export const optionalString = () => z.preprocess((v) => (v === "" || v === null ? undefined : asString(v)), z.string().optional());
+/** An optional string parameter ("" counts as absent). A JSON `null` or object is its text, as in the reference. */
+export const optionalString = () => z.preprocess((v) => (isAbsent(v) ? undefined : asText(v)), z.string().optional());
 
 /**
- * An integer read the forgiving way the official server reads clamped numbers: anything that is
- * not an integer becomes undefined (the default applies), never an error.
+ * An int32 read like the reference's `get_integer_arg`: absent means the default (undefined
+ * here), anything else goes through `to_integer`, never an error. Callers clamp.
  */
-export const looseInt = () =>
-  z.preprocess((v) => {
-    if (typeof v === "number") return Number.isFinite(v) ? Math.trunc(v) : undefined;
-    if (typeof v === "string" && /^\s*[-+]?\d+/.test(v)) return Number.parseInt(v, 10);
-    return undefined;
-  }, z.number().optional());
+export const looseInt = () => z.preprocess((v) => (isAbsent(v) ? undefined : toInt32(asText(v)!)), z.number().optional());
 
-/** A Boolean: true, "true", "1", "yes" (any case) are true; everything else is false. */
+/**
+ * A required int64 id read with `to_integer<int64>` (trailing garbage ignored, " 5" is 0), kept as
+ * its decimal text so no digit is lost. Missing: `parameter "<name>" is required`.
+ */
+export const int64Id = (name: string) =>
+  z.preprocess(
+    (v) => (isAbsent(v) ? undefined : toInteger(asText(v)!, 64).toString()),
+    z.string({ error: () => Errors.paramRequired(name).description }),
+  );
+
+/** The reference's `to_bool`: "true", "yes" or "1" in any case (no spaces) is true, anything else false. */
 export const boolParam = () =>
-  z.preprocess((v) => {
-    if (v === undefined || v === null || v === "") return undefined;
-    if (typeof v === "boolean") return v;
-    if (typeof v === "number") return v !== 0;
-    return ["true", "1", "yes"].includes(String(v).trim().toLowerCase());
-  }, z.boolean().optional());
+  z.preprocess((v) => (isAbsent(v) ? undefined : ["true", "yes", "1"].includes(asText(v)!.toLowerCase())), z.boolean().optional());
 
-/** Parses a JSON-encoded string; objects and arrays from a JSON body pass as they are. */
+/** Parses a JSON-serialized parameter; values that did not come as text pass as they are. */
 export function fromJson(v: unknown): unknown {
   if (typeof v !== "string") return v;
   try {

@@ -11,7 +11,7 @@ const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v
 
 /**
  * getUpdates' parameters. The official server clamps these numbers and never answers an error
- * for them, so neither does starpost: out-of-range values are clamped, garbage means the default.
+ * for them, so neither does starpost: values are read with to_integer (garbage is 0), then clamped.
  * `allowed_updates`: `undefined` keeps the bot's setting, `null` restores the default.
  */
 export const GetUpdatesParams = z.looseObject({

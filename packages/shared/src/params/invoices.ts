@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { Errors, type BotApiError } from "../errors.ts";
-import { boolParam, fromJson, INVALID_JSON, looseInt, optionalString, requiredString } from "./coerce.ts";
+import { asText, boolParam, fromJson, int64Id, INVALID_JSON, looseInt, optionalString, requiredString, toInteger } from "./coerce.ts";
 
 /**
  * Parameters of the Stars methods (owned by services/invoices). The official server checks a
@@ -45,8 +45,15 @@ const pricesParam = () =>
     return z.NEVER;
   });
 
-/** A JSON-serialized parameter kept as its parsed value (or INVALID_JSON) for a later ordered check. */
-const rawJson = () => z.preprocess((v) => (v === "" || v === null ? undefined : fromJson(v)), z.unknown());
+/**
+ * A JSON-serialized parameter kept as its parsed value (or INVALID_JSON) for a later ordered
+ * check; empty or a JSON `null` counts as absent.
+ */
+const rawJson = () =>
+  z.preprocess((v) => {
+    const parsed = v === "" ? undefined : fromJson(v);
+    return parsed === null ? undefined : parsed;
+  }, z.unknown());
 
 /** Fields of a product (sendInvoice and createInvoiceLink), in the official check order. */
 const productShape = {
@@ -56,7 +63,7 @@ const productShape = {
   currency: requiredString("currency"),
   prices: pricesParam(),
   provider_token: optionalString(),
-  // The official server reads these numbers forgivingly: anything else is the default.
+  // The official server reads these numbers with get_integer_arg: never an error.
   max_tip_amount: looseInt(),
   suggested_tip_amounts: rawJson(),
   provider_data: optionalString(),
@@ -181,12 +188,11 @@ function fail(ctx: z.RefinementCtx, err: BotApiError): never {
 }
 const isError = (v: unknown): v is BotApiError => typeof v === "object" && v !== null && "error_code" in v;
 
-const chatIdParam = () => z.preprocess((v) => (typeof v === "number" ? String(v) : v), z.string().optional().catch(undefined));
-
 export const SendInvoiceParams = z
   .object({
     ...productShape,
-    chat_id: chatIdParam(),
+    // As given: an id, an @username, or anything else (which no chat has).
+    chat_id: optionalString(),
     start_parameter: optionalString(),
     reply_markup: rawJson(),
     reply_parameters: rawJson(),
@@ -238,7 +244,7 @@ export type CreateInvoiceLinkParams = z.infer<typeof CreateInvoiceLinkParams>;
 
 export const AnswerPreCheckoutQueryParams = z
   .object({
-    pre_checkout_query_id: requiredString("pre_checkout_query_id"),
+    pre_checkout_query_id: int64Id("pre_checkout_query_id"),
     ok: boolParam(),
     error_message: optionalString(),
   })
@@ -251,11 +257,15 @@ export const AnswerPreCheckoutQueryParams = z
 export type AnswerPreCheckoutQueryParams = z.infer<typeof AnswerPreCheckoutQueryParams>;
 
 export const RefundStarPaymentParams = z.object({
+  // The reference's get_user_id: max(to_integer<int64>, 0); 0 is an invalid id.
   user_id: z.preprocess(
-    (v) => (typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v === "" ? undefined : v),
+    (v) => {
+      if (v === undefined || v === "") return undefined;
+      const id = toInteger(asText(v)!, 64);
+      return id > 0n ? Number(id) : 0;
+    },
     z
-      .number({ error: (i) => (i.input === undefined ? Errors.paramRequired("user_id") : Errors.userIdInvalid()).description })
-      .int({ error: () => Errors.userIdInvalid().description })
+      .number({ error: () => Errors.paramRequired("user_id").description })
       .positive({ error: () => Errors.userIdInvalid().description }),
   ),
   telegram_payment_charge_id: requiredString("telegram_payment_charge_id"),

@@ -1,69 +1,42 @@
+import { unzipSync } from "node:zlib";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import multipart from "@fastify/multipart";
-import { BotApiError, Errors } from "@starpost/shared";
+import { emptyParams, Errors, readFormParams, readJsonParams, type RawParams } from "@starpost/shared";
+import { multipartBoundary, readMultipartParams } from "./multipart.ts";
 
 /** Parameters total at most 1 MiB, as in the official server. */
 export const BODY_LIMIT = 1024 * 1024;
-
-/** A parsed body or query: parameter name -> string (forms) or any JSON value (JSON bodies). */
-export type Params = Record<string, unknown>;
-
-/** Any JSON value: Bot API calls need an object (checked by the route), platform batches an array. */
-function parseJson(raw: string): unknown {
-  if (raw.trim() === "") return {};
-  try {
-    return JSON.parse(raw);
-  } catch {
-    throw Errors.badRequestBody();
-  }
-}
-
-function parseForm(raw: string): Params {
-  return Object.fromEntries(new URLSearchParams(raw));
-}
-
-/** Parses a non-multipart body by its content type; any other type is ignored like an empty body. */
-export function parseBody(contentType: string | undefined, raw: string): unknown {
-  const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-  if (type === "application/json") return parseJson(raw);
-  if (type === "application/x-www-form-urlencoded") return parseForm(raw);
-  return {};
-}
+/** The official server reads request headers up to 256 KiB: a GET's query string can be that long. */
+export const MAX_HEADER_SIZE = 256 * 1024;
 
 /**
- * Registers the body parsers: JSON and forms as text (parsed by `parseBody`, which turns every
- * failure into a Bot API error), multipart with files kept as a marker, anything else ignored.
+ * The gateway reads every body as bytes; what they mean is decided below (Bot API calls) or by
+ * the platform routes (JSON only). fastify still enforces the size limit (413).
  */
-export async function registerBodyParsers(app: FastifyInstance) {
+export function registerBodyParsers(app: FastifyInstance) {
   app.removeAllContentTypeParsers();
-  // An empty `Content-Type:` header says nothing about the body: treat it like no header at all.
+  // fastify refuses Content-Type values it cannot parse ("weird", "a, b") before any route runs;
+  // the official server only looks for substrings in it. So the gateway keeps the header for
+  // itself and lets fastify see plain bytes.
   app.addHook("onRequest", async (req) => {
-    if (req.headers["content-type"]?.trim() === "") delete req.headers["content-type"];
+    const type = req.headers["content-type"];
+    if (type === undefined) return;
+    contentTypes.set(req.raw, type);
+    req.headers["content-type"] = "application/octet-stream";
   });
-  const asText = (req: FastifyRequest, body: string, done: (err: Error | null, body?: unknown) => void) => {
-    try {
-      done(null, parseBody(req.headers["content-type"], body));
-    } catch (err) {
-      done(err as BotApiError);
-    }
-  };
-  app.addContentTypeParser(["application/json", "application/x-www-form-urlencoded"], { parseAs: "string" }, asText);
-  await app.register(multipart, {
-    // Files (setWebhook's certificate) are accepted and ignored: each becomes the marker `true`.
-    attachFieldsToBody: "keyValues",
-    onFile: async (part) => {
-      part.file.resume();
-      (part as unknown as { value: unknown }).value = true;
-    },
-    limits: { fileSize: BODY_LIMIT, fieldSize: BODY_LIMIT, fields: 1000, files: 10, parts: 1010 },
-  });
-  app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, _body, done) => done(null, {}));
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
 }
 
-/** Reads the body of a GET request, which fastify does not parse (the official server does). */
-export async function readGetBody(req: FastifyRequest): Promise<unknown> {
+const contentTypes = new WeakMap<FastifyRequest["raw"], string>();
+
+/** The request's Content-Type as sent ("" when none, or empty). */
+const contentTypeOf = (req: FastifyRequest) => (contentTypes.get(req.raw) ?? "").trim();
+
+/** The body's bytes: fastify reads POST bodies; a GET's body (the official server reads those too) is read here. */
+export async function readBody(req: FastifyRequest): Promise<Buffer> {
+  if (Buffer.isBuffer(req.body)) return req.body;
+  if (req.method !== "GET" && req.method !== "HEAD") return Buffer.alloc(0);
   const length = Number(req.headers["content-length"] ?? 0);
-  if (!(length > 0) && req.headers["transfer-encoding"] === undefined) return {};
+  if (!(length > 0) && req.headers["transfer-encoding"] === undefined) return Buffer.alloc(0);
   if (length > BODY_LIMIT) throw Errors.tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
@@ -72,5 +45,59 @@ export async function readGetBody(req: FastifyRequest): Promise<unknown> {
     if (size > BODY_LIMIT) throw Errors.tooLarge();
     chunks.push(chunk as Buffer);
   }
-  return parseBody(req.headers["content-type"], Buffer.concat(chunks).toString("utf8"));
+  return Buffer.concat(chunks);
+}
+
+/** `Content-Encoding: gzip` or `deflate` is decoded (zlib or gzip framing, as the reference's inflate detects); any other is 415. */
+function decodeBody(body: Buffer, encoding: string | undefined): Buffer {
+  const coding = (encoding ?? "").trim().toLowerCase();
+  if (coding === "") return body;
+  if (coding !== "gzip" && coding !== "deflate") throw Errors.contentEncodingUnsupported();
+  try {
+    return unzipSync(body, { maxOutputLength: BODY_LIMIT });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ERR_BUFFER_TOO_LARGE") throw Errors.tooLarge();
+    throw Errors.contentEncodingBroken((err as { errno?: number }).errno ?? -3);
+  }
+}
+
+/**
+ * A Bot API call's parameters, the official server's way: the query string first, then the body
+ * (multipart, urlencoded or JSON, told apart by a substring of the Content-Type like the
+ * reference); the first occurrence of a name wins. A body that cannot be parsed adds nothing and
+ * the method runs without it; only the framing of a multipart body, an unknown content coding and
+ * a body too large are refused.
+ */
+export async function readBotParams(req: FastifyRequest): Promise<RawParams> {
+  const params = emptyParams();
+  const q = req.url.indexOf("?");
+  if (q >= 0) readFormParams(params, req.url.slice(q + 1));
+  const raw = await readBody(req);
+  if (raw.length === 0) return params;
+  const body = decodeBody(raw, req.headers["content-encoding"]);
+  const contentType = contentTypeOf(req);
+  const type = contentType.toLowerCase();
+  if (type.includes("multipart/form-data")) readMultipartParams(params, body, multipartBoundary(contentType));
+  else if (type.includes("application/x-www-form-urlencoded")) readFormParams(params, body);
+  else if (type.includes("application/json")) readJsonParams(params, body.toString("utf8"));
+  return params;
+}
+
+/**
+ * A platform API body: starpost's own API takes JSON only and says what is wrong with anything
+ * else. Empty is no body; the text is forwarded as it came.
+ */
+export function readPlatformBody(req: FastifyRequest): string | undefined {
+  const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+  if (body.length === 0) return undefined;
+  const type = contentTypeOf(req).split(";")[0]!.trim().toLowerCase();
+  if (type !== "application/json") throw Errors.platformBodyInvalid(`Content-Type is "${type}", expected "application/json"`);
+  if (req.headers["content-encoding"] !== undefined) throw Errors.platformBodyInvalid("Content-Encoding is not supported");
+  const text = body.toString("utf8");
+  try {
+    JSON.parse(text);
+  } catch (err) {
+    throw Errors.platformBodyInvalid((err as Error).message);
+  }
+  return text;
 }

@@ -17,7 +17,7 @@ import {
   type MethodOutcome,
   type ServiceClient,
 } from "@starpost/shared";
-import { readGetBody, type Params } from "./body.ts";
+import { readBotParams } from "./body.ts";
 
 export interface BotApiDeps {
   redis: Redis;
@@ -33,23 +33,6 @@ const own: Partial<Record<MethodName, (bot: BotRecord) => MethodOutcome>> = {
   logOut: () => success(true),
   close: () => success(true),
 };
-
-/**
- * Names that are never Bot API parameters and that JSON parsers downstream refuse (prototype
- * pollution guards): dropped like any other unknown parameter.
- */
-const UNSAFE_NAMES = new Set(["__proto__", "constructor", "prototype"]);
-
-/** Merges query string and body (a JSON body must be an object); on a duplicate name the query string wins. */
-async function collectParams(req: FastifyRequest): Promise<Params> {
-  const body = req.method === "GET" || req.method === "HEAD" ? await readGetBody(req) : req.body === undefined ? {} : req.body;
-  if (typeof body !== "object" || body === null || Array.isArray(body)) throw Errors.badRequestBody();
-  const params: Params = {};
-  for (const source of [body as Params, (req.query ?? {}) as Params]) {
-    for (const [name, value] of Object.entries(source)) if (!UNSAFE_NAMES.has(name)) params[name] = value;
-  }
-  return params;
-}
 
 /** `/bot<token>/<method>`: token check, method lookup, then the owning service answers. */
 export function registerBotApi(app: FastifyInstance, { redis, services }: BotApiDeps) {
@@ -74,7 +57,7 @@ export function registerBotApi(app: FastifyInstance, { redis, services }: BotApi
     const method = findMethod(match[2]!);
     if (!method) return sendError(reply, Errors.methodNotFound());
 
-    const params = await collectParams(req);
+    const params = await readBotParams(req);
     const spec = METHODS[method];
     if (spec.service === "gateway") {
       const parsed = parseParams(method, params);

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { abortOnClose, Errors, secretMatches, sendError, type ServiceClient } from "@starpost/shared";
+import { readPlatformBody } from "./body.ts";
 
 /**
  * The platform API (`/platform/v1/*`, bearer PLATFORM_TOKEN): the gateway checks the token and
@@ -21,9 +22,9 @@ export function registerPlatformApi(app: FastifyInstance, deps: { services: Serv
       method: route.method,
       url: `/platform/v1${route.url}`,
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
-        if (!authorized(req.headers.authorization)) return sendError(reply, Errors.platformUnauthorized());
+        if (!authorized(req.headers.authorization)) return sendError(reply, Errors.unauthorized());
         const path = req.url.slice("/platform/v1".length).split("?", 1)[0]!;
-        const body = req.body === undefined ? undefined : JSON.stringify(req.body);
+        const body = readPlatformBody(req);
         const answer = await deps.services.platform(route.service, route.method, path, body, abortOnClose(reply));
         return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);
       },

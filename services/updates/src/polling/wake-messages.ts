@@ -1,7 +1,7 @@
 /**
  * Messages on a bot's wake channel (`keys.wakeChannel(botId)`), heard by every updates replica
  * that holds a poll of that bot:
- *   "<botId>"                    the bot's log grew (append-update.lua)
+ *   "<botId>"                    the bot's log grew (append-updates.lua)
  *   "<botId> conflict <pollId>"  a newer poll took over; that poll must answer 409 (poll-updates.lua)
  *   "<botId> webhook"            setWebhook: every waiting poll of the bot answers 409
  * Bot ids and poll ids never contain spaces.

@@ -1,6 +1,16 @@
 import { isIP } from "node:net";
 import { Agent } from "undici";
-import { guardedLookup, isReservedIp, parseWebhookUrl, urlHost, WebhookTargetError } from "@starpost/shared";
+import {
+  emptyParams,
+  guardedLookup,
+  isReservedIp,
+  parseWebhookUrl,
+  readFormParams,
+  readJsonParams,
+  urlHost,
+  WebhookTargetError,
+  type RawParams,
+} from "@starpost/shared";
 import { parseRetryAfter } from "./backoff.ts";
 import { failureText, wrongResponseText } from "./error-text.ts";
 
@@ -19,22 +29,23 @@ export interface Target {
 }
 
 export type DeliveryResult =
-  | { ok: true; status: number; reply?: Record<string, unknown> }
+  | { ok: true; status: number; reply?: RawParams }
   | { ok: false; error: string; kind: string; retryAfter: number; aborted?: boolean };
 
 /** Bodies of 2xx answers are read (for a `method` to run) up to this size. */
 const MAX_REPLY_BYTES = 1024 * 1024;
 
-function parseReply(type: string | undefined, text: string): Record<string, unknown> | undefined {
+/**
+ * A 2xx answer's body as parameters, read like a Bot API request body (shared raw readers: JSON
+ * values keep their exact text, so ids keep every digit). Anything else carries no method.
+ */
+function parseReply(type: string | undefined, text: string): RawParams | undefined {
   if (text === "") return undefined;
-  const t = (type ?? "").split(";")[0]!.trim().toLowerCase();
-  try {
-    if (t === "application/x-www-form-urlencoded") return Object.fromEntries(new URLSearchParams(text));
-    const v: unknown = JSON.parse(text);
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+  const t = (type ?? "").toLowerCase();
+  const params = emptyParams();
+  if (t.includes("application/x-www-form-urlencoded")) readFormParams(params, Buffer.from(text));
+  else readJsonParams(params, text);
+  return params;
 }
 
 /**

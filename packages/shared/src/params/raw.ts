@@ -1,0 +1,205 @@
+/**
+ * Raw parameters as the official server's HTTP reader (td/net/HttpReader.cpp) keeps them: one flat
+ * map of name → text, filled from the query string first and the body after, the first occurrence
+ * of a name winning. A JSON body's string values are decoded; every other JSON value is kept as its
+ * exact source text (`5`, `1e3`, `null`, `{"a":1}`, a 19-digit id), so each method reads each value
+ * by its own rule, as the reference does, and no number loses digits on the way. The map travels
+ * to the owning service as it is.
+ */
+export type RawParams = Record<string, string>;
+
+/**
+ * Names that are never Bot API parameters and that JSON parsers downstream refuse (prototype
+ * pollution guards): dropped like any other unknown parameter.
+ */
+const UNSAFE_NAMES = new Set(["__proto__", "constructor", "prototype"]);
+
+export function emptyParams(): RawParams {
+  return Object.create(null) as RawParams;
+}
+
+/** Adds one parameter unless the name is already there (the reference's `Query::arg` finds the first). */
+export function addParam(params: RawParams, name: string, value: string): void {
+  if (!UNSAFE_NAMES.has(name) && !Object.hasOwn(params, name)) params[name] = value;
+}
+
+const hex = (c: number) => (c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : 16);
+
+/** The reference's urldecode: `%XX` decoded where both digits are hex, anything else kept; `+` is a space. */
+function urldecode(bytes: Buffer): string {
+  const out = Buffer.allocUnsafe(bytes.length);
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (c === 0x25 && i + 2 < bytes.length) {
+      const high = hex(bytes[i + 1]!);
+      const low = hex(bytes[i + 2]!);
+      if (high < 16 && low < 16) {
+        out[n++] = high * 16 + low;
+        i += 2;
+        continue;
+      }
+    }
+    out[n++] = c === 0x2b ? 0x20 : c;
+  }
+  return out.subarray(0, n).toString("utf8");
+}
+
+/** `a=1&b=2` (a query string or a urlencoded body): never fails; a name without `=` has the value "". */
+export function readFormParams(params: RawParams, text: Buffer | string): void {
+  const bytes = typeof text === "string" ? Buffer.from(text, "latin1") : text;
+  let start = 0;
+  while (start < bytes.length) {
+    let end = bytes.indexOf(0x26, start);
+    if (end < 0) end = bytes.length;
+    const pair = bytes.subarray(start, end);
+    const eq = pair.indexOf(0x3d);
+    if (eq < 0) addParam(params, urldecode(pair), "");
+    else addParam(params, urldecode(pair.subarray(0, eq)), urldecode(pair.subarray(eq + 1)));
+    start = end + 1;
+  }
+}
+
+class JsonStop extends Error {}
+
+/**
+ * A JSON body the reference's way (`parse_json_parameters`): a top-level object's members become
+ * parameters (strings decoded, other values as their source text); a top-level string becomes the
+ * parameter `content`. On the first syntax error reading stops and the members read so far are
+ * kept: `null`, an array, a number or broken JSON add nothing. Returns false when reading stopped
+ * early, which the reference only logs.
+ */
+export function readJsonParams(params: RawParams, text: string): boolean {
+  const p = new JsonCursor(text);
+  try {
+    p.ws();
+    if (p.done()) return true;
+    if (p.peek() === '"') {
+      const content = p.string();
+      if (!p.done()) return false;
+      addParam(params, "content", content);
+      return true;
+    }
+    p.expect("{");
+    for (;;) {
+      p.ws();
+      if (p.peek() === "}") {
+        p.i++;
+        p.ws();
+        return p.done();
+      }
+      if (p.done()) return false;
+      const name = p.string();
+      p.ws();
+      p.expect(":");
+      p.ws();
+      const value = p.peek() === '"' ? p.string() : p.rawValue();
+      addParam(params, name, value);
+      p.ws();
+      if (p.peek() !== "}" && !p.accept(",")) return false;
+    }
+  } catch (err) {
+    if (err instanceof JsonStop) return false;
+    throw err;
+  }
+}
+
+const NUMBER_CHAR = /[-+.eE0-9]/;
+const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
+const MAX_DEPTH = 100;
+const NONE = -2;
+
+/** A cursor over JSON text with td's lenient rules (numbers are any run of `-+.eE0-9`). */
+class JsonCursor {
+  i = 0;
+  /** The next backslash at or after `i` (NONE: there is none left), kept across strings. */
+  private slash = -1;
+  constructor(private readonly s: string) {}
+  done() {
+    return this.i >= this.s.length;
+  }
+  peek() {
+    return this.s[this.i];
+  }
+  ws() {
+    while (this.i < this.s.length && " \t\r\n".includes(this.s[this.i]!)) this.i++;
+  }
+  accept(c: string) {
+    if (this.s[this.i] !== c) return false;
+    this.i++;
+    return true;
+  }
+  expect(c: string) {
+    if (!this.accept(c)) throw new JsonStop();
+  }
+  string(): string {
+    this.expect('"');
+    let out = "";
+    // Plain runs are copied as slices; the next quote and backslash are found once, not per character.
+    let quote = -1;
+    for (;;) {
+      if (quote < this.i) quote = this.s.indexOf('"', this.i);
+      if (quote < 0) throw new JsonStop();
+      if (this.slash !== NONE && this.slash < this.i) this.slash = this.s.indexOf("\\", this.i);
+      if (this.slash === -1) this.slash = NONE;
+      const slash = this.slash;
+      if (slash === NONE || slash > quote) {
+        out += this.s.slice(this.i, quote);
+        this.i = quote + 1;
+        return out;
+      }
+      out += this.s.slice(this.i, slash);
+      this.i = slash + 1;
+      const e = this.s[this.i++];
+      if (e === undefined) throw new JsonStop();
+      if (e in ESCAPES) out += ESCAPES[e];
+      else if (e === "u") {
+        const code = this.s.slice(this.i, this.i + 4);
+        if (!/^[0-9a-fA-F]{4}$/.test(code)) throw new JsonStop();
+        out += String.fromCharCode(Number.parseInt(code, 16));
+        this.i += 4;
+      } else throw new JsonStop();
+    }
+  }
+  /** Skips one value and returns its exact text. */
+  rawValue(): string {
+    const start = this.i;
+    this.skip(MAX_DEPTH);
+    return this.s.slice(start, this.i);
+  }
+  private literal(word: string) {
+    if (!this.s.startsWith(word, this.i)) throw new JsonStop();
+    this.i += word.length;
+  }
+  private skip(depth: number): void {
+    if (depth < 0) throw new JsonStop();
+    this.ws();
+    const c = this.peek();
+    if (c === undefined) throw new JsonStop();
+    if (c === "t") return this.literal("true");
+    if (c === "f") return this.literal("false");
+    if (c === "n") return this.literal("null");
+    if (c === '"') return void this.string();
+    if (NUMBER_CHAR.test(c)) {
+      while (!this.done() && NUMBER_CHAR.test(this.peek()!)) this.i++;
+      return;
+    }
+    const close = c === "[" ? "]" : c === "{" ? "}" : undefined;
+    if (!close) throw new JsonStop();
+    this.i++;
+    this.ws();
+    if (this.accept(close)) return;
+    for (;;) {
+      if (close === "}") {
+        this.ws();
+        this.string();
+        this.ws();
+        this.expect(":");
+      }
+      this.skip(depth - 1);
+      this.ws();
+      if (this.accept(close)) return;
+      this.expect(",");
+    }
+  }
+}
