@@ -34,7 +34,7 @@ async function updatesWithWait(timeoutMs: number) {
 describe("REDIS_WAIT_REPLICAS=1", () => {
   it("answers 500 when no replica confirms in time, and the update id once one does", async () => {
     const bot = await stack.platform.createBot();
-    const u = await updatesWithWait(300);
+    const u = await updatesWithWait(3000);
     try {
       const lonely = await u.push(bot.id);
       expect(lonely.statusCode).toBe(500);
