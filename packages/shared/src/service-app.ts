@@ -69,6 +69,12 @@ export function registerMethodRoute(app: FastifyInstance, handlers: MethodHandle
 export function abortOnClose(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
   const res = reply.raw;
+  // The client may have gone while the caller was still awaiting something (a token check, the
+  // body): "close" has fired already, and a long poll forwarded now would be held for nothing.
+  if (res.destroyed && !res.writableFinished) {
+    controller.abort();
+    return controller.signal;
+  }
   // A response's "close" fires once: after it is sent, or when the connection dies first.
   res.once("close", () => {
     if (!res.writableFinished) controller.abort();
