@@ -12,10 +12,23 @@ const bool = (dflt: boolean) =>
     .transform((v) => v === "true" || v === "1" || v === "yes");
 const port = (dflt: number) => z.coerce.number().int().min(0).max(65535).default(dflt);
 const url = (dflt: string) => z.url({ protocol: /^https?$/ }).default(dflt);
+/** `host:port,host:port,…` -> [{host, port}]; unset means one Redis (REDIS_URL). */
+const hostPorts = z
+  .string()
+  .regex(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, "must be host:port[,host:port...]")
+  .transform((v) => v.split(",").map((hp) => ({ host: hp.slice(0, hp.lastIndexOf(":")), port: Number(hp.slice(hp.lastIndexOf(":") + 1)) })))
+  .refine((nodes) => nodes.every((n) => n.port > 0 && n.port < 65536), "a port must be 1-65535")
+  .optional();
 
 const common = {
   HOST: z.string().min(1).default("127.0.0.1"),
   REDIS_URL: z.string().regex(/^rediss?:\/\//, "must start with redis:// or rediss://").default("redis://127.0.0.1:6379"),
+  /** Seed nodes of a Redis Cluster; when set, every connection is a cluster client and REDIS_URL is unused. */
+  REDIS_CLUSTER_NODES: hostPorts,
+  /** An acknowledged write waits until this many replicas have it (WAIT); 0 acknowledges at once. */
+  REDIS_WAIT_REPLICAS: z.coerce.number().int().min(0).max(16).default(0),
+  /** How long that wait may take before the call fails instead of acknowledging. */
+  REDIS_WAIT_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(2_000),
   INTERNAL_TOKEN: z.string().default(""),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 };
@@ -64,6 +77,16 @@ export const WorkerConfig = z.object({
   WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).max(600_000).default(15_000),
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
+
+/** Where a service's Redis connections go, from its config (see createRedis). */
+export function redisTarget(config: { REDIS_URL: string; REDIS_CLUSTER_NODES?: { host: string; port: number }[] | undefined }) {
+  return { url: config.REDIS_URL, clusterNodes: config.REDIS_CLUSTER_NODES };
+}
+
+/** REDIS_WAIT_REPLICAS and its timeout, for registerReplicaWait. */
+export function replicaWait(config: { REDIS_WAIT_REPLICAS: number; REDIS_WAIT_TIMEOUT_MS: number }) {
+  return { replicas: config.REDIS_WAIT_REPLICAS, timeoutMs: config.REDIS_WAIT_TIMEOUT_MS };
+}
 
 /** Every variable any service reads, for checking the compose file. */
 export const ALL_CONFIG_SCHEMAS = { gateway: GatewayConfig, invoices: InvoicesConfig, updates: UpdatesConfig, "webhook-worker": WorkerConfig };

@@ -28,3 +28,4 @@ export * from "./update-log.ts";
 export * from "./webhook-guard.ts";
 export * from "./webhook-store.ts";
 export { defineLuaCommands, type LuaScripts } from "./lua/index.ts";
+export * from "./replica-wait.ts";

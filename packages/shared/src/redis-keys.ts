@@ -6,6 +6,20 @@
 const PREFIX = "sp";
 const tag = (botId: string | number) => `{b:${botId}}`;
 
+/**
+ * Global indexes and the delivery queue are split over this many hash tags, so no one Redis
+ * Cluster master holds (and serves) all of them. Every process must use the same numbers.
+ */
+export const WEBHOOK_BOT_SHARDS = 16;
+export const DELIVERY_SHARDS = 8;
+
+/** A bot's shard among `n` (FNV-1a of its id: stable across processes, even for sequential ids). */
+export function shardOf(botId: string | number, n: number): number {
+  let h = 0x811c9dc5;
+  for (const ch of String(botId)) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193);
+  return (h >>> 0) % n;
+}
+
 export const keys = {
   /** Hash: id, username, first_name, token_hash, created_at. */
   bot: (botId: string | number) => `${PREFIX}:bot:${tag(botId)}`,
@@ -39,11 +53,18 @@ export const keys = {
    * Delivery status, cleared by set/delete.
    */
   webhookStatus: (botId: string | number) => `${PREFIX}:webhook-status:${tag(botId)}`,
-  /** Global set of bot ids that have a webhook (scanned by the workers' reconciler). */
-  webhookBots: () => `${PREFIX}:webhook-bots`,
+  /** Set of bot ids that have a webhook (scanned by the workers' reconciler), one per shard. */
+  webhookBots: (shard: number) => `${PREFIX}:webhook-bots:{wb-${shard}}`,
+  /** The webhookBots shard that holds this bot. */
+  webhookBotsOf: (botId: string | number) => keys.webhookBots(shardOf(botId, WEBHOOK_BOT_SHARDS)),
   /** String with a 1 s TTL: setWebhook with a URL at most once a second per bot. */
   webhookSetLimit: (botId: string | number) => `${PREFIX}:webhook-set-limit:${tag(botId)}`,
 
+  /**
+   * String with a 1 s TTL, written just before WAIT (REDIS_WAIT_REPLICAS): WAIT counts from the
+   * connection's last write, and this write comes after every earlier write to the bot's master.
+   */
+  replicaMark: (botId: string | number) => `${PREFIX}:replica-mark:${tag(botId)}`,
   /** String: the id of the poll currently waiting for this bot (across replicas). */
   pollOwner: (botId: string | number) => `${PREFIX}:poll-owner:${tag(botId)}`,
   /** String with TTL: set when a 409 was sent, to space repeated conflicts. */
@@ -57,12 +78,12 @@ export const keys = {
    * history is read in message_id order, 1..messageSeq.
    */
   messages: (botId: string | number) => `${PREFIX}:messages:${tag(botId)}`,
-  /** Pub/sub channel: `<bot id>:<chat id>` is published when the bot sends a message to a chat. */
-  chatWakeChannel: () => `${PREFIX}:chat-wake`,
+  /** Shard channel: `<bot id>:<chat id>` is published when the bot sends a message to a chat. */
+  chatWakeChannel: (botId: string | number) => `${PREFIX}:chat-wake:${tag(botId)}`,
   /** String with TTL: the bot's answerCallbackQuery for a press, as JSON `{text, show_alert, url}`. */
   callbackAnswer: (botId: string | number, queryId: string) => `${PREFIX}:cbq:${tag(botId)}:${queryId}`,
-  /** Pub/sub channel: `<bot id>:<query id>` is published when a callback query is answered. */
-  callbackAnswerChannel: () => `${PREFIX}:cbq-answered`,
+  /** Shard channel: `<bot id>:<query id>` is published when one of the bot's callback queries is answered. */
+  callbackAnswerChannel: (botId: string | number) => `${PREFIX}:cbq-answered:${tag(botId)}`,
 
   /** Hash: fault id -> fault rule JSON (scripted errors and delays for the bot's next calls). */
   faults: (botId: string | number) => `${PREFIX}:faults:${tag(botId)}`,
@@ -76,8 +97,8 @@ export const keys = {
   preCheckout: (botId: string | number, queryId: string) => `${PREFIX}:pcq:${tag(botId)}:${queryId}`,
   /** Hash per platform idempotency_key of a payment (query id, body fingerprint), with TTL. */
   paymentKey: (botId: string | number, key: string) => `${PREFIX}:pay-key:${tag(botId)}:${key}`,
-  /** Pub/sub channel: `<bot id>:<query id>` is published when a pre-checkout query is answered. */
-  preCheckoutChannel: () => `${PREFIX}:pcq-answered`,
+  /** Shard channel: `<bot id>:<query id>` is published when one of the bot's pre-checkout queries is answered. */
+  preCheckoutChannel: (botId: string | number) => `${PREFIX}:pcq-answered:${tag(botId)}`,
   /** Hash: charge id -> charge JSON (paid, refunded). */
   charges: (botId: string | number) => `${PREFIX}:charges:${tag(botId)}`,
   /** List of StarTransaction JSON, oldest first. */
@@ -85,10 +106,15 @@ export const keys = {
   /** String: the bot's Star balance. */
   starBalance: (botId: string | number) => `${PREFIX}:balance:${tag(botId)}`,
 
-  /** Pub/sub channel: a bot id is published when its log grows or its poll is terminated. */
-  wakeChannel: () => `${PREFIX}:wake`,
-  /** BullMQ prefix; the hash tag keeps every queue key in one slot. */
-  queuePrefix: () => `{${PREFIX}:q}`,
+  /**
+   * Shard channel (SPUBLISH/SSUBSCRIBE, in the bot's slot): the bot id is published when its log
+   * grows or its poll is terminated. Only the master that owns the bot carries the message.
+   */
+  wakeChannel: (botId: string | number) => `${PREFIX}:wake:${tag(botId)}`,
+  /** BullMQ prefix; each delivery queue's name carries its own hash tag. */
+  queuePrefix: () => `${PREFIX}:q`,
+  /** The name of delivery queue `shard`: every key of that queue shares the tag `{dq-<shard>}`. */
+  deliveryQueue: (shard: number) => `{dq-${shard}}`,
 } as const;
 
 /**
@@ -121,5 +147,3 @@ export function botKeys(botId: string | number): string[] {
     keys.requestLog(botId),
   ];
 }
-
-export const DELIVERY_QUEUE = "webhook-delivery";

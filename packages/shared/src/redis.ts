@@ -1,11 +1,19 @@
-import { Redis, type RedisOptions } from "ioredis";
+import { Cluster, Redis, type RedisOptions } from "ioredis";
 import type { Logger } from "./logger.ts";
 import { defineScripts } from "./lua/index.ts";
 
 export type { Redis };
 
+export interface HostPort {
+  host: string;
+  port: number;
+}
+
 export interface RedisFactoryOptions {
+  /** one Redis (used when `clusterNodes` is empty). */
   url: string;
+  /** seed nodes of a Redis Cluster: when given, the client is a cluster client. */
+  clusterNodes?: HostPort[] | undefined;
   logger: Logger;
   /** a label for logs (e.g. "subscriber"). */
   role: string;
@@ -13,20 +21,25 @@ export interface RedisFactoryOptions {
   bullmq?: boolean;
 }
 
+const retryStrategy = (times: number) => Math.min(50 * 2 ** Math.min(times, 6), 2000);
+
 /**
  * The one Redis factory: a retry strategy and an error listener always attached, starpost's Lua
  * commands defined. A blocking reader or a subscriber gets its own client from here.
+ *
+ * With `clusterNodes` it builds a cluster client. Its type stays `Redis`: a cluster client answers
+ * every command starpost sends (each names keys of one slot), so the services need no second path.
  */
 export function createRedis(opts: RedisFactoryOptions): Redis {
   const options: RedisOptions = {
     lazyConnect: false,
-    retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 6), 2000),
+    retryStrategy,
     ...(opts.bullmq ? { maxRetriesPerRequest: null } : { maxRetriesPerRequest: 3, enableAutoPipelining: true }),
     connectionName: `starpost:${opts.role}`,
   };
-  const client = new Redis(opts.url, options);
+  const client = opts.clusterNodes?.length ? createCluster(opts.clusterNodes, options) : new Redis(opts.url, options);
   let lastLogged = 0;
-  client.on("error", (err) => {
+  client.on("error", (err: Error) => {
     // A dead Redis produces an error per retry; one line a second is enough.
     const now = Date.now();
     if (now - lastLogged > 1000) {
@@ -36,4 +49,30 @@ export function createRedis(opts: RedisFactoryOptions): Redis {
   });
   defineScripts(client);
   return client;
+}
+
+function createCluster(nodes: HostPort[], redisOptions: RedisOptions): Redis {
+  const { enableAutoPipelining, retryStrategy: _perNodeRetry, ...perNode } = redisOptions;
+  const cluster = new Cluster(nodes, {
+    redisOptions: perNode,
+    enableAutoPipelining: enableAutoPipelining ?? false,
+    // The whole cluster unreachable: reconnect with the same backoff as one Redis. A master that
+    // fails is waited out: commands are retried (and slots refreshed) while its replica is promoted.
+    clusterRetryStrategy: retryStrategy,
+    retryDelayOnFailover: 200,
+    retryDelayOnClusterDown: 200,
+    retryDelayOnTryAgain: 100,
+    retryDelayOnMoved: 50,
+    maxRedirections: 64,
+    // Per-bot channels are shard channels: each is subscribed on the master that owns its slot.
+    shardedSubscribers: true,
+    slotsRefreshTimeout: 2000,
+    slotsRefreshInterval: 2000,
+  });
+  return cluster as unknown as Redis;
+}
+
+/** True for a client built with `clusterNodes`. */
+export function isCluster(client: Redis): boolean {
+  return (client as unknown) instanceof Cluster;
 }

@@ -40,8 +40,8 @@ export interface Parties {
  */
 export const logKeys = (botId: string): string[] => [keys.updateLog(botId), keys.updateSeq(botId), keys.allowedUpdates(botId), keys.webhook(botId)];
 
-/** The first ARGV of those scripts: the pending cap, the wake channel and the bot id. */
-export const logArgs = (botId: string): (string | number)[] => [MAX_PENDING_UPDATES, keys.wakeChannel(), botId];
+/** The first ARGV of those scripts: the pending cap, the bot's wake shard channel and the bot id. */
+export const logArgs = (botId: string): (string | number)[] => [MAX_PENDING_UPDATES, keys.wakeChannel(botId), botId];
 
 /** What a script needs to append an update of `name` it builds itself: kind, opt-in flag, lifetime (ms). */
 export function kindArgs(name: string): string[] {
@@ -149,7 +149,7 @@ export async function pollUpdates(redis: Redis, botId: string, read: PollRead): 
     read.pollId,
     read.mode,
     read.ownerTtlMs,
-    keys.wakeChannel(),
+    keys.wakeChannel(botId),
     botId,
   );
   const head = reply[0];

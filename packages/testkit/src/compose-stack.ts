@@ -36,6 +36,11 @@ export interface ProcessStackOptions {
   gatewayPort?: number;
   /** webhook-worker replicas (default: the compose file's deploy.replicas). */
   workers?: number;
+  /**
+   * Replicas of other services (e.g. `{ gateway: 2, updates: 2 }`). Replica n of a service calls
+   * replica n of the services it names (round robin when they have fewer), so calls cross replicas.
+   */
+  replicas?: Record<string, number>;
   /** each process's output is appended to `<logDir>/<name>.log`. */
   logDir?: string;
   /** every output line of every process, for tests that read the logs. */
@@ -46,6 +51,8 @@ export interface ProcessStackOptions {
 
 export interface ProcessStack {
   gatewayUrl: string;
+  /** every gateway replica's URL, the first one's first. */
+  gatewayUrls: string[];
   processes: ServiceProcess[];
   /** starts another replica of a service (e.g. a webhook worker). */
   addReplica(service: string): Promise<ServiceProcess>;
@@ -92,17 +99,17 @@ async function waitReady(port: number, child: ChildProcess, name: string): Promi
 export async function startProcessStack(opts: ProcessStackOptions): Promise<ProcessStack> {
   const overrides = opts.env ?? {};
   const services = order(readCompose({ ...process.env, ...overrides }));
-  const hostOf = new Map<string, string>(); // "updates:8083" -> "127.0.0.1:<port>"
+  const hostOf = new Map<string, string[]>(); // "updates:8083" -> ["127.0.0.1:<port of replica 1>", ...]
   const processes: ServiceProcess[] = [];
   const counts = new Map<string, number>();
   if (opts.logDir) mkdirSync(opts.logDir, { recursive: true });
 
-  const rewrite = (value: string) =>
+  const rewrite = (value: string, n: number) =>
     value
       .replace(/^redis:\/\/redis:6379$/, opts.redisUrl)
       .replace(/^(https?:\/\/)([a-z-]+):(\d+)/, (m, scheme: string, host: string, port: string) => {
         const local = hostOf.get(`${host}:${port}`);
-        return local ? `${scheme}${local}` : m;
+        return local ? `${scheme}${local[(n - 1) % local.length]}` : m;
       });
 
   const supervisor = opts.supervisor;
@@ -134,10 +141,11 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     let port = 0;
     for (const [k, v] of Object.entries(svc.environment)) {
       if (isPortVar(k)) {
-        port = svc.name === "gateway" && opts.gatewayPort ? opts.gatewayPort : await freePort();
-        if (n === 1) hostOf.set(`${svc.name}:${v}`, `127.0.0.1:${port}`);
+        port = svc.name === "gateway" && opts.gatewayPort && n === 1 ? opts.gatewayPort : await freePort();
+        const key = `${svc.name}:${v}`;
+        hostOf.set(key, [...(hostOf.get(key) ?? []), `127.0.0.1:${port}`]);
         env[k] = String(port);
-      } else env[k] = rewrite(v);
+      } else env[k] = rewrite(v, n);
     }
     env.HOST = "127.0.0.1";
     for (const [k, v] of Object.entries(overrides)) if (k in env && !isPortVar(k)) env[k] = v;
@@ -152,7 +160,7 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
 
   try {
     for (const svc of services) {
-      const replicas = svc.name === "webhook-worker" && opts.workers !== undefined ? opts.workers : svc.replicas;
+      const replicas = svc.name === "webhook-worker" && opts.workers !== undefined ? opts.workers : (opts.replicas?.[svc.name] ?? svc.replicas);
       await Promise.all(Array.from({ length: replicas }, () => launch(svc)));
     }
   } catch (err) {
@@ -161,9 +169,10 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     throw err;
   }
 
-  const gateway = processes.find((p) => p.service === "gateway")!;
+  const gateways = processes.filter((p) => p.service === "gateway");
   return {
-    gatewayUrl: `http://127.0.0.1:${gateway.port}`,
+    gatewayUrl: `http://127.0.0.1:${gateways[0]!.port}`,
+    gatewayUrls: gateways.map((g) => `http://127.0.0.1:${g.port}`),
     processes,
     addReplica: (service) => launch(services.find((s) => s.name === service)!),
     async restart(name, env = {}) {
@@ -180,9 +189,9 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     },
     async stop() {
       supervisor?.stop();
-      // The gateway first, so no new calls arrive while the services finish theirs.
-      await stopProcess(gateway.child, "SIGTERM");
-      await Promise.all(processes.filter((p) => p !== gateway).map((p) => stopProcess(p.child, "SIGTERM")));
+      // The gateways first, so no new calls arrive while the services finish theirs.
+      await Promise.all(gateways.map((g) => stopProcess(g.child, "SIGTERM")));
+      await Promise.all(processes.filter((p) => p.service !== "gateway").map((p) => stopProcess(p.child, "SIGTERM")));
     },
   };
 }

@@ -8,4 +8,5 @@ export * from "./wait.ts";
 export * from "./child-processes.ts";
 export * from "./local-stack.ts";
 export * from "./supervisor.ts";
+export * from "./redis-cluster.ts";
 export * from "./target.ts";

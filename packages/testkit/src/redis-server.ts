@@ -50,14 +50,16 @@ async function waitForPort(port: number, child: ChildProcess): Promise<void> {
 }
 
 /**
- * Starts a private redis-server on a free port; AOF on when asked. Data goes to a temp dir removed
+ * Starts a private redis-server on a free port; AOF on when asked; a replica of the server on
+ * port `replicaOf` when given. Data goes to a temp dir removed
  * at stop, or to `dir`, which is kept (and stop is a clean shutdown that writes the AOF).
  */
-export async function startRedis(opts: { appendonly?: boolean; dir?: string; appendfsync?: "always" | "everysec" } = {}): Promise<RedisServer> {
+export async function startRedis(opts: { appendonly?: boolean; dir?: string; appendfsync?: "always" | "everysec"; replicaOf?: number } = {}): Promise<RedisServer> {
   const port = await freePort();
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "starpost-redis-"));
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--protected-mode", "no"];
   args.push("--appendonly", opts.appendonly ? "yes" : "no", "--appendfsync", opts.appendfsync ?? "always");
+  if (opts.replicaOf) args.push("--replicaof", "127.0.0.1", String(opts.replicaOf));
   const launch = () => track(spawn("redis-server", args, { stdio: "ignore" }));
   const server: RedisServer = {
     url: `redis://127.0.0.1:${port}`,

@@ -1,9 +1,9 @@
-import { createLogger, createRedis, GatewayConfig, loadConfig, onShutdown, ServiceClient } from "@starpost/shared";
+import { createLogger, createRedis, GatewayConfig, loadConfig, onShutdown, ServiceClient, redisTarget } from "@starpost/shared";
 import { buildApp } from "./app.ts";
 
 const config = loadConfig("gateway", GatewayConfig);
 const logger = createLogger("gateway", config.LOG_LEVEL);
-const redis = createRedis({ url: config.REDIS_URL, logger, role: "gateway" });
+const redis = createRedis({ ...redisTarget(config), logger, role: "gateway" });
 const services = new ServiceClient({ invoices: config.INVOICES_URL, updates: config.UPDATES_URL }, config.INTERNAL_TOKEN);
 const app = await buildApp({ redis, services, logger, platformToken: config.PLATFORM_TOKEN });
 

@@ -1,15 +1,16 @@
 import type { FastifyInstance } from "fastify";
-import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import {
-  guardInternal,
   keys,
+  guardInternal,
   registerMethodRoute,
   registerOps,
   Registry,
   createHttpServer,
-  type DrainJob,
+  type DeliveryQueues,
   type Logger,
+  type ReplicaWaitOptions,
+  registerReplicaWait,
 } from "@starpost/shared";
 import { AnswerWaiters } from "./domain/answer-waiters.ts";
 import { BotUsers } from "./domain/bot-users.ts";
@@ -27,12 +28,14 @@ export interface InvoicesDeps {
   /** a dedicated connection for pub/sub: wakes payments waiting for their answer (one per process). */
   subscriber: Redis;
   /** BullMQ queue of webhook drain jobs (payment updates go to bots with webhooks too). */
-  deliveryQueue: Queue<DrainJob>;
+  deliveryQueue: DeliveryQueues;
   logger: Logger;
   internalToken: string;
   registry?: Registry;
   /** the answer deadline; only tests shorten it (the wire contract is 10 s). */
   preCheckoutAnswerMs?: number;
+  /** REDIS_WAIT_REPLICAS: answers wait until replicas have the writes (off by default). */
+  replicaWait?: ReplicaWaitOptions;
 }
 
 /**
@@ -43,10 +46,9 @@ export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   const app = createHttpServer(deps.logger, { bodyLimit: 2 * 1024 * 1024 });
   const registry = deps.registry ?? new Registry();
   defineInvoiceScripts(deps.redis);
-  const waiters = new AnswerWaiters(deps.subscriber, keys.preCheckoutChannel());
-  const chatWaiters = new AnswerWaiters(deps.subscriber, keys.chatWakeChannel());
-  const callbackWaiters = new AnswerWaiters(deps.subscriber, keys.callbackAnswerChannel());
-  await Promise.all([waiters.start(), chatWaiters.start(), callbackWaiters.start()]);
+  const waiters = new AnswerWaiters(deps.subscriber, keys.preCheckoutChannel);
+  const chatWaiters = new AnswerWaiters(deps.subscriber, keys.chatWakeChannel);
+  const callbackWaiters = new AnswerWaiters(deps.subscriber, keys.callbackAnswerChannel);
   registry.gauge("starpost_payments_waiting", "Payments waiting for the bot's pre-checkout answer", () => waiters.size);
   registry.gauge("starpost_history_reads_waiting", "Chat history reads held until the bot's next message", () => chatWaiters.size);
   registry.gauge("starpost_presses_waiting", "Button presses waiting for the bot's callback answer", () => callbackWaiters.size);
@@ -64,6 +66,7 @@ export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   };
 
   guardInternal(app, deps.internalToken);
+  if (deps.replicaWait) registerReplicaWait(app, deps.redis, deps.logger, deps.replicaWait);
   registerOps(app, { registry, ready: async () => (await deps.redis.ping()) === "PONG" });
   registerMethodRoute(app, invoiceHandlers(domain));
   registerPaymentRoute(app, domain);

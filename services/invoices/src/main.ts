@@ -1,13 +1,13 @@
-import { createDeliveryQueue, createLogger, createRedis, InvoicesConfig, loadConfig, onShutdown } from "@starpost/shared";
+import { createDeliveryQueue, createLogger, createRedis, InvoicesConfig, loadConfig, onShutdown, redisTarget, replicaWait } from "@starpost/shared";
 import { buildApp } from "./app.ts";
 
 const config = loadConfig("invoices", InvoicesConfig);
 const logger = createLogger("invoices", config.LOG_LEVEL);
-const redis = createRedis({ url: config.REDIS_URL, logger, role: "invoices" });
-const subscriber = createRedis({ url: config.REDIS_URL, logger, role: "invoices-subscriber" });
-const queueConnection = createRedis({ url: config.REDIS_URL, logger, role: "invoices-queue", bullmq: true });
+const redis = createRedis({ ...redisTarget(config), logger, role: "invoices" });
+const subscriber = createRedis({ ...redisTarget(config), logger, role: "invoices-subscriber" });
+const queueConnection = createRedis({ ...redisTarget(config), logger, role: "invoices-queue", bullmq: true });
 const deliveryQueue = createDeliveryQueue(queueConnection);
-const app = await buildApp({ redis, subscriber, deliveryQueue, logger, internalToken: config.INTERNAL_TOKEN });
+const app = await buildApp({ redis, subscriber, deliveryQueue, logger, internalToken: config.INTERNAL_TOKEN, replicaWait: replicaWait(config) });
 
 await app.listen({ port: config.INVOICES_PORT, host: config.HOST });
 onShutdown(logger, async () => {

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createDeliveryQueue, createRedis, drainJobId, type DrainJob, type Redis } from "@starpost/shared";
+import { createDeliveryQueue, createRedis, drainJobId, type DeliveryQueues, type Redis } from "@starpost/shared";
 import { botClient, eventually, startStack, type TestStack } from "@starpost/testkit";
-import type { Queue } from "bullmq";
 import { waitForUpdate } from "./helpers.ts";
 
 let stack: TestStack;
 let queueConnection: Redis;
-let queue: Queue<DrainJob>;
+let queue: DeliveryQueues;
 
 beforeAll(async () => {
   stack = await startStack();
@@ -25,13 +24,14 @@ it("payment updates of a bot with a webhook get a delivery job (no worker runs h
   const call = botClient(stack.gatewayUrl, bot.token);
   expect((await call("setWebhook", { url: "http://127.0.0.1:9/hook" })).body.ok).toBe(true);
   const msg = (await call("sendInvoice", { chat_id: 701, title: "T", description: "D", payload: "p", currency: "XTR", prices: [{ label: "x", amount: 3 }] })).body.result.message_id;
-  expect(await queue.getJob(drainJobId(String(bot.id)))).toBeUndefined();
+  expect(await queue.forBot(String(bot.id)).getJob(drainJobId(String(bot.id)))).toBeUndefined();
 
   const paying = stack.platform.call("POST", `/bots/${bot.id}/payments`, { chat_id: 701, message_id: msg, user: { id: 701, first_name: "Di" } });
   const q = await waitForUpdate(stack, bot.id, (u) => u.pre_checkout_query);
   // The drain job is scheduled right after the step that appended the query.
-  await eventually(async () => (await queue.getJob(drainJobId(String(bot.id)))) !== undefined, 10_000, "the drain job");
-  expect((await queue.getJob(drainJobId(String(bot.id))))?.data).toEqual({ botId: String(bot.id) });
+  const jobOf = () => queue.forBot(String(bot.id)).getJob(drainJobId(String(bot.id)));
+  await eventually(async () => (await jobOf()) !== undefined, 10_000, "the drain job");
+  expect((await jobOf())?.data).toEqual({ botId: String(bot.id) });
   expect((await call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true })).body.result).toBe(true);
   expect((await paying).body.result.status).toBe("paid");
   await waitForUpdate(stack, bot.id, (u) => u.message?.successful_payment);

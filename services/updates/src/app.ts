@@ -1,5 +1,4 @@
 import type { FastifyInstance } from "fastify";
-import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import {
   guardInternal,
@@ -8,8 +7,10 @@ import {
   Registry,
   createHttpServer,
   scheduleDrain,
-  type DrainJob,
+  type DeliveryQueues,
   type Logger,
+  type ReplicaWaitOptions,
+  registerReplicaWait,
 } from "@starpost/shared";
 import { registerPlatformRoutes } from "./platform/routes.ts";
 import { pollingHandlers } from "./polling/handlers.ts";
@@ -20,12 +21,14 @@ export interface UpdatesDeps {
   redis: Redis;
   /** a dedicated connection for pub/sub wake-ups. */
   subscriber: Redis;
-  /** BullMQ queue of webhook drain jobs. */
-  deliveryQueue: Queue<DrainJob>;
+  /** BullMQ queues of webhook drain jobs. */
+  deliveryQueue: DeliveryQueues;
   logger: Logger;
   internalToken: string;
   allowPrivateNetworks: boolean;
   registry?: Registry;
+  /** REDIS_WAIT_REPLICAS: answers wait until replicas have the writes (off by default). */
+  replicaWait?: ReplicaWaitOptions;
 }
 
 /** Builds the updates service: update log, platform ingestion, getUpdates, webhook settings. */
@@ -35,6 +38,7 @@ export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
   const dropped = registry.counter("starpost_updates_dropped_total", "Updates dropped at creation, by reason");
 
   guardInternal(app, deps.internalToken);
+  if (deps.replicaWait) registerReplicaWait(app, deps.redis, deps.logger, deps.replicaWait);
   registerOps(app, { registry, ready: async () => (await deps.redis.ping()) === "PONG" });
   registerPlatformRoutes(app, {
     redis: deps.redis,

@@ -1,12 +1,12 @@
-import { createDeliveryQueue, createLogger, createRedis, loadConfig, onShutdown, UpdatesConfig } from "@starpost/shared";
+import { createDeliveryQueue, createLogger, createRedis, loadConfig, onShutdown, UpdatesConfig, redisTarget, replicaWait } from "@starpost/shared";
 import { buildApp } from "./app.ts";
 
 const config = loadConfig("updates", UpdatesConfig);
 const logger = createLogger("updates", config.LOG_LEVEL);
-const redis = createRedis({ url: config.REDIS_URL, logger, role: "updates" });
-const queueConnection = createRedis({ url: config.REDIS_URL, logger, role: "updates-queue", bullmq: true });
+const redis = createRedis({ ...redisTarget(config), logger, role: "updates" });
+const queueConnection = createRedis({ ...redisTarget(config), logger, role: "updates-queue", bullmq: true });
 const deliveryQueue = createDeliveryQueue(queueConnection);
-const subscriber = createRedis({ url: config.REDIS_URL, logger, role: "updates-subscriber" });
+const subscriber = createRedis({ ...redisTarget(config), logger, role: "updates-subscriber" });
 const app = await buildApp({
   redis,
   subscriber,
@@ -14,6 +14,7 @@ const app = await buildApp({
   logger,
   internalToken: config.INTERNAL_TOKEN,
   allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+  replicaWait: replicaWait(config),
 });
 
 await app.listen({ port: config.UPDATES_PORT, host: config.HOST });

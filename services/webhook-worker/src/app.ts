@@ -4,7 +4,6 @@ import type { Redis } from "ioredis";
 import {
   createDeliveryQueue,
   createHttpServer,
-  DELIVERY_QUEUE,
   keys,
   pendingCount,
   registerOps,
@@ -65,7 +64,7 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const followUps = new Set<Promise<void>>();
 
   deps.registry.gauge("starpost_webhook_queue_depth", "Drain jobs (one per bot with pending updates) by state", async () => {
-    const counts = await queue.getJobCounts("wait", "active", "delayed");
+    const counts = await queue.counts("wait", "active", "delayed");
     return new Map(Object.entries(counts).map(([state, n]) => [`state="${state}"`, n]));
   });
 
@@ -78,19 +77,21 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     onReply: replies.run,
   };
 
-  const worker = new Worker<DrainJob, DrainOutcome>(
-    DELIVERY_QUEUE,
-    async (job) => new BotDrain(drainDeps, job.data.botId).run(stop.signal),
-    {
-      connection: deps.connection,
-      prefix: keys.queuePrefix(),
-      concurrency: deps.concurrency,
-      lockDuration: deps.lockDurationMs,
-      stalledInterval: deps.stalledIntervalMs,
-      // A stalled drain (its worker died) is always run again, never failed.
-      maxStalledCount: Number.MAX_SAFE_INTEGER,
-      autorun: false,
-    },
+  // One BullMQ worker per delivery queue shard: this process drains bots of every shard, its
+  // concurrency split evenly between them.
+  const perShard = Math.max(1, Math.ceil(deps.concurrency / queue.all.length));
+  const workers = queue.all.map(
+    (q) =>
+      new Worker<DrainJob, DrainOutcome>(q.name, async (job) => new BotDrain(drainDeps, job.data.botId).run(stop.signal), {
+        connection: deps.connection,
+        prefix: keys.queuePrefix(),
+        concurrency: perShard,
+        lockDuration: deps.lockDurationMs,
+        stalledInterval: deps.stalledIntervalMs,
+        // A stalled drain (its worker died) is always run again, never failed.
+        maxStalledCount: Number.MAX_SAFE_INTEGER,
+        autorun: false,
+      }),
   );
 
   /**
@@ -111,28 +112,30 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     followUps.add(p);
     void p.finally(() => followUps.delete(p));
   };
-  worker.on("completed", (job, outcome) => {
-    metrics.drains.inc({ reason: outcome.reason });
-    follow(job.data.botId, outcome);
-  });
-  worker.on("failed", (job, err) => {
-    metrics.drains.inc({ reason: "failed" });
-    logger.warn({ botId: job?.data.botId, err: { message: err.message } }, "drain failed");
-    if (job) follow(job.data.botId, { reason: "backoff", retryAt: Date.now() + 1000 });
-  });
-  worker.on("stalled", (jobId) => logger.warn({ jobId }, "drain stalled (its worker died); running it again"));
-  worker.on("error", (err) => logger.error({ err: { message: err.message } }, "worker error"));
+  for (const worker of workers) {
+    worker.on("completed", (job, outcome) => {
+      metrics.drains.inc({ reason: outcome.reason });
+      follow(job.data.botId, outcome);
+    });
+    worker.on("failed", (job, err) => {
+      metrics.drains.inc({ reason: "failed" });
+      logger.warn({ botId: job?.data.botId, err: { message: err.message } }, "drain failed");
+      if (job) follow(job.data.botId, { reason: "backoff", retryAt: Date.now() + 1000 });
+    });
+    worker.on("stalled", (jobId) => logger.warn({ jobId }, "drain stalled (its worker died); running it again"));
+    worker.on("error", (err) => logger.error({ err: { message: err.message } }, "worker error"));
+  }
 
   let reconciler: ReturnType<typeof startReconciler> | undefined;
   return {
     start() {
-      void worker.run();
+      for (const worker of workers) void worker.run();
       reconciler = startReconciler({ redis, queue, logger, intervalMs: deps.reconcileMs });
     },
     async close() {
       await reconciler?.stop();
       stop.abort();
-      await worker.close();
+      await Promise.all(workers.map((w) => w.close()));
       await Promise.allSettled([...followUps]);
       await replies.settle();
       await queue.close();

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { createLogger, createRedis, loadConfig, onShutdown, Registry, ServiceClient, WorkerConfig } from "@starpost/shared";
+import { createLogger, createRedis, loadConfig, onShutdown, Registry, ServiceClient, WorkerConfig, redisTarget } from "@starpost/shared";
 import { buildOpsApp, buildWorker } from "./app.ts";
 
 const config = loadConfig("webhook-worker", WorkerConfig);
@@ -14,8 +14,8 @@ try {
   logger.warn({ file: config.WEBHOOK_CA_FILE }, "CA bundle not readable; using Node's bundled roots");
 }
 
-const redis = createRedis({ url: config.REDIS_URL, logger, role: "worker" });
-const connection = createRedis({ url: config.REDIS_URL, logger, role: "worker-queue", bullmq: true });
+const redis = createRedis({ ...redisTarget(config), logger, role: "worker" });
+const connection = createRedis({ ...redisTarget(config), logger, role: "worker-queue", bullmq: true });
 const services = new ServiceClient({ invoices: config.INVOICES_URL, updates: config.UPDATES_URL }, config.INTERNAL_TOKEN);
 const registry = new Registry();
 const worker = buildWorker({

@@ -1,27 +1,32 @@
-import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { keys, pendingCount, scheduleDrain, type DrainJob, type Logger } from "@starpost/shared";
+import { keys, pendingCount, scheduleDrain, WEBHOOK_BOT_SHARDS, type DeliveryQueues, type Logger } from "@starpost/shared";
 
 /**
  * Every few seconds, makes sure each bot with a webhook and pending updates has a drain job. It
  * covers what the per-append scheduling cannot: an append deduplicated while a drain was ending,
  * a worker that died between finishing a drain and scheduling the next, a Redis restart.
- * Adding a job for a bot that has one (waiting, running or delayed) is a no-op.
+ * Adding a job for a bot that has one (waiting, running or delayed) is a no-op. The bots with a
+ * webhook are indexed over WEBHOOK_BOT_SHARDS sets (spread over a cluster's masters); a pass
+ * scans them all.
  */
-export function startReconciler(opts: { redis: Redis; queue: Queue<DrainJob>; logger: Logger; intervalMs: number }) {
+export function startReconciler(opts: { redis: Redis; queue: DeliveryQueues; logger: Logger; intervalMs: number }) {
   const { redis, queue, logger, intervalMs } = opts;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let running: Promise<void> = Promise.resolve();
 
-  async function pass() {
+  async function passShard(shard: number) {
     let cursor = "0";
     do {
-      const [next, ids] = await redis.sscan(keys.webhookBots(), cursor, "COUNT", 500);
+      const [next, ids] = await redis.sscan(keys.webhookBots(shard), cursor, "COUNT", 500);
       cursor = next;
       const pending = await Promise.all(ids.map((id) => pendingCount(redis, id)));
       await Promise.all(ids.filter((_, i) => pending[i]! > 0).map((id) => scheduleDrain(queue, id)));
     } while (cursor !== "0" && !stopped);
+  }
+
+  async function pass() {
+    for (let shard = 0; shard < WEBHOOK_BOT_SHARDS && !stopped; shard++) await passShard(shard);
   }
 
   function schedule() {

@@ -7,7 +7,7 @@
   ARGV[1] offset (0: from the oldest; > 0: confirm every id below it; < 0: keep the newest |offset|)
   ARGV[2] limit (1..100)           ARGV[3] now, Unix ms
   ARGV[4] poll id                  ARGV[5] wait mode: "none", "claim" (a new poll) or "rearm" (a woken one)
-  ARGV[6] owner TTL, ms            ARGV[7] wake channel      ARGV[8] bot id
+  ARGV[6] owner TTL, ms            ARGV[7] wake shard channel   ARGV[8] bot id
   Returns { "webhook" } | { "ok", update JSON... } | { "wait" } | { "gone" } (rearm, no longer the owner).
 ]]
 if redis.call("EXISTS", KEYS[3]) == 1 then return { "webhook" } end
@@ -66,6 +66,6 @@ end
 
 local previous = redis.call("SET", KEYS[4], ARGV[4], "PX", ARGV[6], "GET")
 if previous and previous ~= ARGV[4] then
-  redis.call("PUBLISH", ARGV[7], ARGV[8] .. " conflict " .. previous)
+  redis.call("SPUBLISH", ARGV[7], ARGV[8] .. " conflict " .. previous)
 end
 return { "wait" }

@@ -2,7 +2,7 @@
   The update log's append, the one piece of Lua every script that tells a bot something includes
   (a line `--!include update-log.lua` is replaced by this file when the script is loaded), so money
   or a record and the update announcing it are written in one step.
-    local log = log_open({ log stream, update_id counter, allowed_updates set, webhook hash }, cap, wake channel, bot id)
+    local log = log_open({ log stream, update_id counter, allowed_updates set, webhook hash }, cap, wake shard channel, bot id)
     log_append(log, kind, opt_in ("1"/"0"), queue key, expiry (Unix ms), payload JSON)
       -> the update_id assigned, or the reason it was dropped: "not_allowed" (allowed_updates
          filter, applied at creation as in the official server) or "too_many_pending" (the cap)
@@ -45,7 +45,7 @@ local function history_record(seq_key, messages_key, chat_id, message_id, payloa
 end
 
 local function log_close(log)
-  if log.appended and log.webhook == 0 then redis.call("PUBLISH", log.channel, log.bot) end
+  if log.appended and log.webhook == 0 then redis.call("SPUBLISH", log.channel, log.bot) end
   return log.webhook
 end
 

@@ -1,27 +1,25 @@
 import type { Redis } from "ioredis";
-import { listen } from "@starpost/shared";
+import { ShardChannels } from "@starpost/shared";
 
 /**
  * Calls waiting for something the bot does — a payment for its pre-checkout answer, a button
- * press for its callback answer, a history read for the bot's next message — woken through one
- * pub/sub subscription per channel and process: the bot's call may land on any replica, which
- * publishes the key (`<bot id>:<query id>`, `<bot id>:<chat id>`). Waiting costs a timer and a
- * map entry, never a Redis connection. A lost wake-up only delays the caller to the timeout,
- * where the state in Redis still tells the answer. Several callers may wait on one key.
+ * press for its callback answer, a history read for the bot's next message — woken through the
+ * bot's shard channel (`channelOf(botId)`) on the process's one subscriber: the bot's call may land
+ * on any replica, which publishes the key `<bot id>:<id>`. Waiting costs a timer, a map entry and
+ * a subscription per bot, never a Redis connection. A lost wake-up only delays the caller to the
+ * timeout, where the state in Redis still tells the answer. Several callers may wait on one key
+ * (a payment and its idempotent repeats, held reads).
  */
 export class AnswerWaiters {
-  /** key -> the wake-ups of everyone waiting on it (a payment and its idempotent repeats, held reads). */
   private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly channels: ShardChannels;
   private count = 0;
-  private unlisten: (() => Promise<void>) | undefined;
 
   constructor(
-    private readonly subscriber: Redis,
-    private readonly channel: string,
-  ) {}
-
-  async start(): Promise<void> {
-    this.unlisten = await listen(this.subscriber, this.channel, (key) => this.wakeLocal(key));
+    subscriber: Redis,
+    private readonly channelOf: (botId: string) => string,
+  ) {
+    this.channels = new ShardChannels(subscriber, (_channel, key) => this.wakeLocal(key));
   }
 
   get size(): number {
@@ -29,11 +27,13 @@ export class AnswerWaiters {
   }
 
   /**
-   * Starts waiting at once (call it before the answer can possibly come); resolves true when
-   * woken, false after `ms` or when `signal` aborts.
+   * Starts waiting for `<bot id>:<id>` and resolves once subscribed (call it before the answer can
+   * possibly come); `answered` resolves true when woken, false after `ms` or when `signal` aborts.
    */
-  wait(key: string, ms: number, signal?: AbortSignal): Promise<boolean> {
-    return new Promise((resolve) => {
+  async wait(botId: string, id: string, ms: number, signal?: AbortSignal): Promise<{ key: string; answered: Promise<boolean> }> {
+    const key = `${botId}:${id}`;
+    const channel = this.channelOf(botId);
+    const answered = new Promise<boolean>((resolve) => {
       const set = this.waiting.get(key) ?? new Set();
       this.waiting.set(key, set);
       this.count++;
@@ -46,6 +46,7 @@ export class AnswerWaiters {
         set.delete(wake);
         if (set.size === 0 && this.waiting.get(key) === set) this.waiting.delete(key);
         this.count--;
+        this.channels.release(channel);
         resolve(woken);
       };
       const timer = setTimeout(() => done(false), ms);
@@ -53,6 +54,8 @@ export class AnswerWaiters {
       if (signal?.aborted) done(false);
       else signal?.addEventListener("abort", () => done(false), { once: true });
     });
+    await this.channels.hold(channel).catch(() => undefined); // unsubscribed: the timeout still ends it
+    return { key, answered };
   }
 
   /** Wakes the waiters of this process only. */
@@ -60,14 +63,15 @@ export class AnswerWaiters {
     for (const wake of [...(this.waiting.get(key) ?? [])]) wake();
   }
 
-  /** Wakes the waiter wherever it is: here at once, on other replicas through pub/sub. */
-  async wake(publisher: Redis, key: string): Promise<void> {
+  /** Wakes the waiters wherever they are: here at once, on other replicas through the bot's channel. */
+  async wake(publisher: Redis, botId: string, id: string): Promise<void> {
+    const key = `${botId}:${id}`;
     this.wakeLocal(key);
-    await publisher.publish(this.channel, key);
+    await publisher.spublish(this.channelOf(botId), key);
   }
 
   async close(): Promise<void> {
     for (const set of [...this.waiting.values()]) for (const wake of [...set]) wake();
-    await this.unlisten?.();
+    await this.channels.close();
   }
 }

@@ -39,7 +39,7 @@ export async function sendBotMessage(
     reply ? reply.message_id : "",
     reply?.chat_id ?? "",
     reply?.allow_sending_without_reply ? "1" : "0",
-    keys.chatWakeChannel(),
+    keys.chatWakeChannel(botId),
     botId,
   );
   if (status === "chat_not_found") return failure(Errors.chatNotFound());

@@ -106,8 +106,7 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
 
   const key = body.idempotency_key;
   const fingerprint = JSON.stringify([fields.chat_id, body.message_id, user.id]);
-  let waitKey = `${botId}:${queryId}`;
-  let answered = d.waiters.wait(waitKey, d.answerTimeoutMs);
+  let waiting = await d.waiters.wait(botId, queryId, d.answerTimeoutMs);
   const [outcome, a, b] = await redis.spRecordPreCheckout(
     ...logKeys(botId),
     keys.preCheckout(botId, queryId),
@@ -127,20 +126,19 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
     ...Object.entries(fields).flat(),
   );
   if (outcome === "repeat") {
-    d.waiters.wakeLocal(waitKey);
+    d.waiters.wakeLocal(waiting.key);
     if (b !== 1) return failure(Errors.idempotencyKeyReused());
     // The first attempt's query: wait for its answer (or its deadline) like the first attempt.
     queryId = String(a);
-    waitKey = `${botId}:${queryId}`;
-    answered = d.waiters.wait(waitKey, d.answerTimeoutMs);
+    waiting = await d.waiters.wait(botId, queryId, d.answerTimeoutMs);
     const [state, deadline] = await redis.hmget(keys.preCheckout(botId, queryId), "state", "deadline");
-    if (state !== "pending" || Number(deadline) <= Date.now()) d.waiters.wakeLocal(waitKey);
+    if (state !== "pending" || Number(deadline) <= Date.now()) d.waiters.wakeLocal(waiting.key);
   } else {
     await signalWebhook(d, botId, Number(a));
     // A bot that excluded pre_checkout_query from allowed_updates can never answer: expire now.
-    if (typeof b !== "number") d.waiters.wakeLocal(waitKey);
+    if (typeof b !== "number") d.waiters.wakeLocal(waiting.key);
   }
-  await answered;
+  await waiting.answered;
 
   const [state, settledCharge, errorMessage] = await redis.spSettlePreCheckout(keys.preCheckout(botId, queryId));
   if (outcome === "repeat" && state === "missing") return success({ status: "expired" });
@@ -185,6 +183,6 @@ export async function answerPreCheckoutQuery(
   crashPoint("answer-pre-checkout:after-script");
   if (answer === "invalid") return failure(Errors.preCheckoutQueryInvalid());
   await signalWebhook(d, botId, webhook);
-  await d.waiters.wake(redis, `${botId}:${queryId}`);
+  await d.waiters.wake(redis, botId, queryId);
   return success(true);
 }

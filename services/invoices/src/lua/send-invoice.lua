@@ -45,6 +45,6 @@ local field = chat_id .. ":" .. message_id
 -- Stored without reply_to_message: a replied-to message never carries its own reply.
 redis.call("HSET", KEYS[4], field, head .. ARGV[4])
 if ARGV[5] ~= "" then redis.call("HSET", KEYS[5], field, ARGV[5]) end
-redis.call("PUBLISH", ARGV[9], ARGV[10] .. ":" .. chat_id)
+redis.call("SPUBLISH", ARGV[9], ARGV[10] .. ":" .. chat_id)
 if replied then return { "ok", chat_id, head .. ',"reply_to_message":' .. replied .. ARGV[4] } end
 return { "ok", chat_id, head .. ARGV[4] }

@@ -20,6 +20,6 @@ export async function answerCallbackQuery(d: InvoiceDomain, botId: string, p: Pa
   if (!/^\d{1,20}$/.test(id)) return success(true);
   const answer: CallbackAnswer = { text: p.text, show_alert: p.show_alert, url: p.url };
   const stored = await d.redis.set(keys.callbackAnswer(botId, id), JSON.stringify(answer), "PX", CALLBACK_LIFETIME_MS, "XX");
-  if (stored === "OK") await d.callbackWaiters.wake(d.redis, `${botId}:${id}`);
+  if (stored === "OK") await d.callbackWaiters.wake(d.redis, botId, id);
   return success(true);
 }

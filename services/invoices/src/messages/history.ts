@@ -31,12 +31,11 @@ export async function chatHistory(d: InvoiceDomain, botId: string, chatId: strin
   const after = q.after_message_id ?? 0;
   const limit = q.limit ?? DEFAULT_LIMIT;
   const deadline = Date.now() + (q.wait_ms ?? 0);
-  const wakeKey = `${botId}:${chatId}`;
   for (;;) {
     const left = deadline - Date.now();
     const stop = new AbortController();
     // Listening starts before the read, so a message sent in between still wakes this call.
-    const woken = left > 0 ? d.chatWaiters.wait(wakeKey, left, AbortSignal.any([signal, stop.signal])) : undefined;
+    const woken = left > 0 ? (await d.chatWaiters.wait(botId, chatId, left, AbortSignal.any([signal, stop.signal]))).answered : undefined;
     const messages = await read(d, botId, chatId, after, limit);
     const done = !woken || signal.aborted || messages.some((m) => isBotMessage(JSON.parse(m), botId));
     if (done) {

@@ -106,7 +106,7 @@ export async function pressButton(d: InvoiceDomain, botId: string, chatId: strin
   const id = newQueryId();
   await d.redis.set(keys.callbackAnswer(botId, id), "", "PX", CALLBACK_LIFETIME_MS);
   const waitMs = body.wait_answer_ms ?? 0;
-  const answered = waitMs > 0 ? d.callbackWaiters.wait(`${botId}:${id}`, waitMs, signal) : undefined;
+  const answered = waitMs > 0 ? (await d.callbackWaiters.wait(botId, id, waitMs, signal)).answered : undefined;
   const payload = { id, from: user, message, chat_instance: chatInstance(botId, chat.id), data: body.data };
   const outcome = await append(d, botId, "callback_query", payload, chat, user, false);
   if (!outcome) return failure(Errors.botNotFound());

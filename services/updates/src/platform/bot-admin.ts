@@ -27,7 +27,7 @@ export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
   // Outside the bot's slot, so after the step: the token already fails, these only free the name.
   // A compare-and-set: the name (and its claim time) goes only while it still names this bot.
   await redis.spClaimUsername(keys.botUsernames(), username.toLowerCase(), "", botId, 0);
-  await redis.srem(keys.webhookBots(), botId);
+  await redis.srem(keys.webhookBotsOf(botId), botId);
   return true;
 }
 

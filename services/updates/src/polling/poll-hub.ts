@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import {
   Errors,
   keys,
-  listen,
+  ShardChannels,
   pollUpdates,
   RawJson,
   releasePoll,
@@ -54,7 +54,8 @@ export const updatesResult = (updates: string[]): MethodOutcome => success(new R
 
 /**
  * The long polls held by this process. Waiting costs no Redis connection: the process's one
- * subscriber hears every wake message and routes it to the local waiters of that bot. Which poll
+ * subscriber holds one shard subscription per bot with waiting polls (the bot's wake channel) and
+ * routes its messages to the local waiters of that bot. Which poll
  * of a bot may wait is decided in Redis (poll-updates.lua), so conflicts hold across replicas.
  */
 export class PollHub implements PollTerminator {
@@ -64,12 +65,14 @@ export class PollHub implements PollTerminator {
   private readonly metrics: PollingMetrics;
   private readonly byBot = new Map<string, Set<Waiter>>();
   private readonly replicaId = randomBytes(6).toString("base64url");
+  private readonly channels: ShardChannels;
   private nextPoll = 0;
   private waiting = 0;
-  private unlisten: (() => Promise<void>) | undefined;
+  private started = false;
   private readonly onReady = () => {
-    // Messages published while the subscriber was reconnecting are lost: every waiter looks again.
-    if (this.unlisten) for (const botId of this.byBot.keys()) this.wake(botId);
+    // Messages published while the subscriber was reconnecting (or a cluster master failed over)
+    // are lost: every waiter looks again.
+    if (this.started) for (const botId of this.byBot.keys()) this.wake(botId);
   };
 
   constructor(deps: PollingDeps) {
@@ -77,17 +80,24 @@ export class PollHub implements PollTerminator {
     this.subscriber = deps.subscriber;
     this.logger = deps.logger.child({ component: "polling" });
     this.metrics = pollingMetrics(deps.registry, () => this.waiting);
+    this.channels = new ShardChannels(this.subscriber, (_channel, message) => this.route(message));
   }
 
   async start(): Promise<void> {
     this.subscriber.on("ready", this.onReady);
-    this.unlisten = await listen(this.subscriber, keys.wakeChannel(), (message) => this.route(message));
+    // A cluster node came or went (a failover): shard subscriptions moved, wake-ups may be lost.
+    this.subscriber.on("+node", this.onReady);
+    this.subscriber.on("-node", this.onReady);
+    this.started = true;
   }
 
   /** Answers every waiting poll (nothing is confirmed, so nothing is lost) and stops listening. */
   async close(): Promise<void> {
     this.subscriber.off("ready", this.onReady);
-    await this.unlisten?.();
+    this.subscriber.off("+node", this.onReady);
+    this.subscriber.off("-node", this.onReady);
+    this.started = false;
+    await this.channels.close();
     const all = [...this.byBot.values()].flatMap((set) => [...set]);
     for (const w of all) this.finish(w, updatesResult([]), "shutdown");
     await Promise.all(all.map((w) => releasePoll(this.redis, w.botId, w.id).catch(() => undefined)));
@@ -119,6 +129,8 @@ export class PollHub implements PollTerminator {
     w.reading = true;
     let first;
     try {
+      // Subscribed to the bot's channel before the read, so no wake-up falls between the two.
+      await this.channels.hold(keys.wakeChannel(req.botId));
       first = await pollUpdates(this.redis, req.botId, {
         offset: req.offset,
         limit: req.limit,
@@ -158,7 +170,7 @@ export class PollHub implements PollTerminator {
 
   async terminateForWebhook(botId: string): Promise<void> {
     for (const w of this.waitersOf(botId)) this.terminate(w, Errors.conflictSetWebhook(), "set_webhook");
-    await this.redis.multi().del(keys.pollOwner(botId)).publish(keys.wakeChannel(), webhookMessage(botId)).exec();
+    await this.redis.multi().del(keys.pollOwner(botId)).spublish(keys.wakeChannel(botId), webhookMessage(botId)).exec();
   }
 
   private register(req: WaitRequest): Waiter {
@@ -189,6 +201,7 @@ export class PollHub implements PollTerminator {
     if (!set?.delete(w)) return;
     this.waiting--;
     if (set.size === 0) this.byBot.delete(w.botId);
+    this.channels.release(keys.wakeChannel(w.botId));
   }
 
   private waitersOf(botId: string): Waiter[] {

@@ -1,5 +1,6 @@
 /**
- * Messages on the one wake channel (`keys.wakeChannel()`), shared by every updates replica:
+ * Messages on a bot's wake channel (`keys.wakeChannel(botId)`), heard by every updates replica
+ * that holds a poll of that bot:
  *   "<botId>"                    the bot's log grew (update-log.lua)
  *   "<botId> conflict <pollId>"  a newer poll took over; that poll must answer 409 (poll-updates.lua)
  *   "<botId> webhook"            setWebhook: every waiting poll of the bot answers 409

@@ -27,7 +27,7 @@ export async function deleteWebhook(deps: WebhookDeps, botId: string, dropPendin
   const removed = await redis.spDeleteWebhook(keys.webhook(botId), keys.webhookStatus(botId), keys.updateLog(botId), dropPendingUpdates ? "1" : "0");
   // The registry of webhook bots is global (another slot): updated after the bot's own step. A
   // bot left in it by a crash costs the reconciler one empty drain per pass until its next set/delete.
-  await redis.srem(keys.webhookBots(), botId);
+  await redis.srem(keys.webhookBotsOf(botId), botId);
   if (removed === 1) deps.logger.info({ botId }, "webhook deleted");
   return success(true, removed === 1 ? "Webhook was deleted" : "Webhook is already deleted");
 }
@@ -71,7 +71,7 @@ export async function setWebhook(deps: WebhookDeps, botId: string, p: ParamsOf<"
   };
   // The global registry of webhook bots (another slot) first, so the reconciler sees every bot
   // with a webhook even if this process dies right after the bot's own step.
-  await redis.sadd(keys.webhookBots(), botId);
+  await redis.sadd(keys.webhookBotsOf(botId), botId);
   const fields = Object.entries(webhookFields(config)).flat();
   const allowedMode = p.allowed_updates === undefined ? ["keep"] : p.allowed_updates === null ? ["default"] : ["set"];
   const pending = await redis.spSetWebhook(

@@ -1,11 +1,10 @@
-import type { Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import type { DrainJob, Logger } from "@starpost/shared";
+import type { DeliveryQueues, Logger } from "@starpost/shared";
 import type { PollTerminator } from "../polling/types.ts";
 
 export interface WebhookDeps {
   redis: Redis;
-  deliveryQueue: Queue<DrainJob>;
+  deliveryQueue: DeliveryQueues;
   logger: Logger;
   allowPrivateNetworks: boolean;
   polls: PollTerminator;

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { parseConfig, redisTarget, UpdatesConfig } from "@starpost/shared";
+
+describe("Redis settings", () => {
+  it("REDIS_CLUSTER_NODES takes host:port seeds and switches to cluster mode; unset keeps REDIS_URL", () => {
+    const cluster = parseConfig(UpdatesConfig, { REDIS_CLUSTER_NODES: "10.0.0.1:7000,redis-node-2:7001" });
+    expect(redisTarget(cluster).clusterNodes).toEqual([
+      { host: "10.0.0.1", port: 7000 },
+      { host: "redis-node-2", port: 7001 },
+    ]);
+    const single = parseConfig(UpdatesConfig, { REDIS_URL: "redis://10.0.0.5:6379" });
+    expect(redisTarget(single)).toEqual({ url: "redis://10.0.0.5:6379", clusterNodes: undefined });
+    expect(parseConfig(UpdatesConfig, {}).REDIS_WAIT_REPLICAS).toBe(0);
+  });
+
+  for (const [name, value] of [
+    ["REDIS_CLUSTER_NODES", "10.0.0.1"],
+    ["REDIS_CLUSTER_NODES", "10.0.0.1:7000,"],
+    ["REDIS_CLUSTER_NODES", "10.0.0.1:70000"],
+    ["REDIS_CLUSTER_NODES", "a:1 b:2"],
+    ["REDIS_WAIT_REPLICAS", "-1"],
+    ["REDIS_WAIT_REPLICAS", "one"],
+    ["REDIS_WAIT_TIMEOUT_MS", "0"],
+  ] as const) {
+    it(`refuses ${name}=${value} with one line naming it`, () => {
+      expect(() => parseConfig(UpdatesConfig, { [name]: value })).toThrow(new RegExp(`^invalid environment variable ${name}: [^\\n]+$`));
+    });
+  }
+});

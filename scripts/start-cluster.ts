@@ -1,0 +1,92 @@
+/**
+ * `npm run start:cluster`: the whole stack on a local Redis Cluster (3 masters, 3 replicas; data,
+ * append-only files and nodes.conf under .data/cluster), with the services of docker-compose.yml
+ * as local processes in cluster mode (logs under .data/logs). The nodes keep their ports across
+ * runs, so a second start rejoins the same cluster with its data. Ctrl-C stops everything.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { REPO_ROOT, startProcessStack, startRedisCluster } from "@starpost/testkit";
+
+const data = join(REPO_ROOT, ".data");
+const dir = join(data, "cluster");
+const portsFile = join(dir, "ports.json");
+mkdirSync(dir, { recursive: true });
+
+const free = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const srv = createServer();
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
+  });
+
+/** The ports of the last run when they (and their bus ports) are free; else a fresh cluster. */
+async function previousPorts(): Promise<number[] | undefined> {
+  if (!existsSync(portsFile)) return undefined;
+  const ports = JSON.parse(readFileSync(portsFile, "utf8")) as number[];
+  for (const p of ports) if (!(await free(p)) || !(await free(p + 10000))) return undefined;
+  return ports;
+}
+
+function platformToken(): string {
+  if (process.env.PLATFORM_TOKEN) return process.env.PLATFORM_TOKEN;
+  const file = join(data, "platform-token");
+  if (!existsSync(file)) writeFileSync(file, randomBytes(24).toString("base64url") + "\n", { mode: 0o600 });
+  return readFileSync(file, "utf8").trim();
+}
+
+const ports = await previousPorts();
+if (!ports) rmSync(dir, { recursive: true, force: true }); // ports taken: a fresh cluster
+mkdirSync(dir, { recursive: true });
+const cluster = await startRedisCluster({ dir, appendonly: true, ports, nodeTimeoutMs: 5000 });
+writeFileSync(portsFile, JSON.stringify(cluster.nodes.map((n) => n.port)) + "\n");
+
+const token = platformToken();
+const stack = await startProcessStack({
+  redisUrl: "redis://127.0.0.1:1", // unused: REDIS_CLUSTER_NODES wins
+  gatewayPort: Number(process.env.PORT ?? 8081),
+  logDir: join(data, "logs"),
+  env: {
+    PLATFORM_TOKEN: token,
+    INTERNAL_TOKEN: randomBytes(16).toString("hex"),
+    REDIS_CLUSTER_NODES: cluster.seeds,
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+    ...(process.env.REDIS_WAIT_REPLICAS ? { REDIS_WAIT_REPLICAS: process.env.REDIS_WAIT_REPLICAS } : {}),
+    ...(process.env.LOG_LEVEL ? { LOG_LEVEL: process.env.LOG_LEVEL } : {}),
+  },
+}).catch(async (err) => {
+  await cluster.stop();
+  throw err;
+});
+
+const masters = await cluster.masters();
+process.stdout.write(`
+starpost is running on a Redis Cluster (${stack.processes.map((p) => p.name).join(", ")})
+
+  Bot API root     ${stack.gatewayUrl}
+  Platform API     ${stack.gatewayUrl}/platform/v1   Authorization: Bearer ${token}
+  Redis Cluster    REDIS_CLUSTER_NODES=${cluster.seeds}
+                   masters ${masters.map((m) => m.port).join(", ")} (data in .data/cluster)
+  Logs             .data/logs/
+
+Press Ctrl-C to stop.
+`);
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write("\nstopping starpost...\n");
+  await stack.stop();
+  await cluster.stop();
+  process.exit(0);
+};
+process.on("SIGINT", () => void stop());
+process.on("SIGTERM", () => void stop());
+for (const p of stack.processes) {
+  p.child.once("exit", (code, signal) => {
+    if (!stopping) process.stderr.write(`starpost: ${p.name} exited (${signal ?? code}); see .data/logs/${p.name}.log\n`);
+  });
+}

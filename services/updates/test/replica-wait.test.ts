@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDeliveryQueue, createLogger, createRedis, keys, type Redis } from "@starpost/shared";
+import { eventually, startRedis, startStack, userMessage, type RedisServer, type TestStack } from "@starpost/testkit";
+import { buildApp } from "../src/app.ts";
+
+/** REDIS_WAIT_REPLICAS: a platform push is acknowledged only once a replica has it. */
+let stack: TestStack;
+let replica: RedisServer | undefined;
+const clients: Redis[] = [];
+
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.quit().catch(() => undefined)));
+  await replica?.stop();
+  await stack.close();
+});
+
+async function updatesWithWait(timeoutMs: number) {
+  const logger = createLogger("test", "silent");
+  const connect = (role: string, bullmq = false) => {
+    const c = createRedis({ url: stack.redisServer.url, logger, role, bullmq });
+    clients.push(c);
+    return c;
+  };
+  const deliveryQueue = createDeliveryQueue(connect("wait-queue", true));
+  const redis = connect("wait-updates");
+  const app = await buildApp({ redis, subscriber: connect("wait-sub"), deliveryQueue, logger, internalToken: "", allowPrivateNetworks: true, replicaWait: { replicas: 1, timeoutMs } });
+  const push = async (botId: number) => app.inject({ method: "POST", url: `/internal/platform/bots/${botId}/updates`, payload: userMessage(5, "hi") });
+  return { app, push, close: async () => (await app.close(), await deliveryQueue.close()) };
+}
+
+describe("REDIS_WAIT_REPLICAS=1", () => {
+  it("answers 500 when no replica confirms in time, and the update id once one does", async () => {
+    const bot = await stack.platform.createBot();
+    const u = await updatesWithWait(3000);
+    try {
+      const lonely = await u.push(bot.id);
+      expect(lonely.statusCode).toBe(500);
+      expect(lonely.json()).toEqual({ ok: false, error_code: 500, description: "Internal Server Error" });
+
+      replica = await startRedis({ replicaOf: stack.redisServer.port });
+      const replicaClient = createRedis({ url: replica.url, logger: stack.logger, role: "replica-check" });
+      clients.push(replicaClient);
+      await eventually(async () => (await replicaClient.info("replication")).includes("master_link_status:up"), 20_000, "the replica to sync");
+      const confirmed = await u.push(bot.id);
+      expect(confirmed.statusCode).toBe(200);
+      const updateId = confirmed.json().result.update_id as number;
+      // The replica already has it when the answer comes.
+      const onReplica = await replicaClient.xrange(keys.updateLog(bot.id), `${updateId}-0`, `${updateId}-0`);
+      expect(onReplica).toHaveLength(1);
+    } finally {
+      await u.close();
+    }
+  });
+});
