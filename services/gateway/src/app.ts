@@ -14,6 +14,7 @@ import { BODY_LIMIT, MAX_HEADER_SIZE, registerBodyParsers } from "./routes/body.
 import { registerBotApi } from "./routes/bot-api.ts";
 import { registerRequestLog } from "./routes/bot-calls.ts";
 import { registerPlatformApi } from "./routes/platform.ts";
+import { registerConsole } from "./console.ts";
 
 export interface GatewayDeps {
   redis: Redis;
@@ -39,6 +40,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       (await deps.services.ping("invoices")),
   });
   registerPlatformApi(app, { services: deps.services, platformToken: deps.platformToken });
+  registerConsole(app);
   registerRequestLog(app, deps.redis, deps.logger, registry);
   registerBotApi(app, { redis: deps.redis, services: deps.services });
 
