@@ -49,6 +49,7 @@ starpost is running (${stack.processes.map((p) => p.name).join(", ")})
 
   Bot API root     ${root}          (bots call ${root}/bot<token>/<method>)
   Platform API     ${root}/platform/v1   Authorization: Bearer ${token}
+  Console          ${root}/console   (sign in with the platform token)
   Redis            ${redis.url}${process.env.REDIS_URL ? "" : "   (data in .data/redis)"}
   Logs             .data/logs/
 
