@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bot } from "grammy";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { REPO_ROOT, startStack, TEST_PLATFORM_TOKEN, type TestStack } from "@starpost/testkit";
+import { botClient, REPO_ROOT, startStack, TEST_PLATFORM_TOKEN, type TestStack } from "@starpost/testkit";
 import { createShopBot, PACK } from "../src/bot.ts";
 
 // The console in Debian's Chromium (scripts/setup.sh installs it for `npm test`), driven by
@@ -93,5 +93,29 @@ describe("the console", () => {
 
     // The console never shows a bot token it was not just given.
     expect(await page.content()).not.toContain(shop.token.split(":")[1]!);
+  });
+
+  it("creates a bot and shows its token once, rotates it (the old one fails at once), deletes it", async () => {
+    page.on("dialog", (d) => void d.accept());
+    const username = `console${Date.now().toString(36)}_bot`;
+    await page.fill("#create-bot input[name=username]", username);
+    await page.fill("#create-bot input[name=first_name]", "Console");
+    await page.click("#create-bot button");
+    const shown = async () => /: (\d+:\S+)$/.exec((await page.textContent("#token-notice")) ?? "")?.[1];
+    await expect.poll(shown).toBeDefined();
+    const first = (await shown())!;
+    expect((await botClient(stack.gatewayUrl, first)("getMe")).body.result.username).toBe(username);
+    await expect.poll(() => page.textContent("#bot-title")).toBe(`Console (@${username})`);
+
+    await page.click("#rotate");
+    await expect.poll(shown).not.toBe(first);
+    const second = (await shown())!;
+    expect((await botClient(stack.gatewayUrl, first)("getMe")).status).toBe(401);
+    expect((await botClient(stack.gatewayUrl, second)("getMe")).status).toBe(200);
+
+    await page.click("#delete");
+    await expect.poll(() => page.locator(`#bot-list li:has-text("@${username}")`).count()).toBe(0);
+    expect(await page.isVisible("#token-notice")).toBe(false);
+    expect((await botClient(stack.gatewayUrl, second)("getMe")).status).toBe(401);
   });
 });

@@ -53,6 +53,7 @@ async function openBot(bot) {
   state.bot = bot;
   closeChat();
   $("bot").hidden = false;
+  $("token-notice").hidden = true;
   $("bot-title").textContent = `${bot.first_name} (@${bot.username})`;
   await Promise.all([loadBots(), loadChats(), refreshPanels()]);
 }
@@ -111,14 +112,17 @@ async function renderHistory(signal) {
   return messages.at(-1)?.message_id ?? 0;
 }
 
-/** Live updates: the history read is held (wait_ms) until the bot's next message, then redrawn. */
+/**
+ * Live updates: the history read is held (wait_ms) until the bot's next message, then the whole
+ * history is redrawn (edits included). An edit alone wakes nothing: it shows within 10 s.
+ */
 async function follow(controller) {
   state.poll = controller;
   const { signal } = controller;
   await guarded("chat-error", async () => {
     let last = await renderHistory(signal);
     while (!signal.aborted) {
-      const { messages } = await api("GET", `${chatPath()}/messages?after_message_id=${last}&wait_ms=25000`, undefined, signal);
+      const { messages } = await api("GET", `${chatPath()}/messages?after_message_id=${last}&wait_ms=10000`, undefined, signal);
       if (messages.length) last = await renderHistory(signal);
       await refreshPanels();
     }
@@ -166,8 +170,8 @@ $("sign-out").addEventListener("click", () => signOut());
 onSubmit("create-bot", ({ username, first_name }, form) => guarded("bots-error", async () => {
   const bot = await api("POST", "/bots", { username, ...(first_name && { first_name }) });
   form.reset();
-  showToken(bot.username, bot.token);
   await openBot({ id: String(bot.id), username: bot.username, first_name: bot.first_name });
+  showToken(bot.username, bot.token);
 }));
 
 $("rotate").addEventListener("click", () => guarded("bots-error", async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { REPO_ROOT, startStack, type TestStack } from "@starpost/testkit";
+import { botClient, eventually, metricIn, REPO_ROOT, startReceiver, startStack, userMessage, type TestStack } from "@starpost/testkit";
 import { startWorker } from "./worker-harness.ts";
 
 /** Metric names a PromQL expression reads (functions, keywords and label names left out). */
@@ -14,7 +14,7 @@ function exported(text: string): string[] {
   return [...text.matchAll(/^# HELP (\S+)/gm)].flatMap(([, name]) => [name!, `${name}_bucket`, `${name}_sum`, `${name}_count`]);
 }
 
-describe("the Grafana dashboard (deploy/grafana/starpost.json)", () => {
+describe("what operators see: the Grafana dashboard's metrics and the platform's webhook view", () => {
   let stack: TestStack;
   let worker: ReturnType<typeof startWorker>;
   beforeAll(async () => {
@@ -26,7 +26,7 @@ describe("the Grafana dashboard (deploy/grafana/starpost.json)", () => {
     await stack?.close();
   });
 
-  it("queries only metrics some service exports", async () => {
+  it("deploy/grafana/starpost.json queries only metrics some service exports", async () => {
     const dashboard = JSON.parse(readFileSync(`${REPO_ROOT}deploy/grafana/starpost.json`, "utf8"));
     const queried = new Set<string>(dashboard.panels.flatMap((p: any) => p.targets.flatMap((t: any) => metricNames(t.expr))));
     expect(queried.size).toBeGreaterThan(15);
@@ -34,6 +34,32 @@ describe("the Grafana dashboard (deploy/grafana/starpost.json)", () => {
     const texts = await Promise.all([stack.gatewayUrl, stack.updatesUrl, stack.invoicesUrl].map(async (u) => (await fetch(`${u}/metrics`)).text()));
     const names = new Set([...texts, await worker.registry.render()].flatMap(exported));
     expect([...queried].filter((n) => !names.has(n))).toEqual([]);
+  });
+
+  it("a failing webhook: the platform's webhook view has the error and the next retry; failures are counted by error text, retry delays observed", async () => {
+    const receiver = await startReceiver({ answer: () => ({ status: 500 }) });
+    try {
+      const bot = await stack.platform.createBot();
+      expect((await botClient(stack.gatewayUrl, bot.token)("setWebhook", { url: receiver.url })).status).toBe(200);
+      await stack.platform.pushUpdate(bot.id, userMessage(42, "hello"));
+      const error = "Wrong response from the webhook: 500 Internal Server Error";
+      let view: any;
+      await eventually(async () => {
+        view = (await stack.platform.call("GET", `/bots/${bot.id}/webhook`)).body.result;
+        return view.next_retry_date !== undefined;
+      }, 15_000, "a next retry in the webhook view");
+      expect(view).toMatchObject({ url: receiver.url, pending_update_count: 1, last_error_message: error });
+      expect(view.next_retry_date).toBeGreaterThanOrEqual(view.last_error_date);
+      const text = await worker.registry.render();
+      expect(metricIn(text, "starpost_webhook_failures_total", `error="${error}"`)).toBeGreaterThan(0);
+      expect(metricIn(text, "starpost_webhook_retry_delay_seconds_count")).toBeGreaterThan(0);
+
+      receiver.answer = () => ({ status: 200 });
+      await eventually(async () => (await stack.platform.call("GET", `/bots/${bot.id}/webhook`)).body.result.pending_update_count === 0, 15_000, "the update delivered");
+      expect((await stack.platform.call("GET", `/bots/${bot.id}/webhook`)).body.result.next_retry_date).toBeUndefined();
+    } finally {
+      await receiver.close();
+    }
   });
 
   it("every service's /metrics carries the process metrics and its service label", async () => {
