@@ -62,6 +62,21 @@ describe("what operators see: the Grafana dashboard's metrics and the platform's
     }
   });
 
+  it("counts Bot API calls by method and status (unknown names as one label) and how long getUpdates waited", async () => {
+    const bot = await stack.platform.createBot();
+    const call = botClient(stack.gatewayUrl, bot.token);
+    await call("getMe");
+    await call("noSuchMethod");
+    expect((await call("getUpdates", { timeout: 1 })).body.result).toEqual([]);
+    const gateway = await (await fetch(`${stack.gatewayUrl}/metrics`)).text();
+    expect(metricIn(gateway, "starpost_bot_api_calls_total", 'method="getMe",status="200"')).toBeGreaterThan(0);
+    expect(metricIn(gateway, "starpost_bot_api_calls_total", 'method="unknown",status="404"')).toBeGreaterThan(0);
+    expect(gateway).not.toContain("noSuchMethod");
+    const updates = await (await fetch(`${stack.updatesUrl}/metrics`)).text();
+    expect(metricIn(updates, "starpost_poll_wait_seconds_count", 'end="timeout"')).toBeGreaterThan(0);
+    expect(metricIn(updates, "starpost_poll_wait_seconds_sum", 'end="timeout"')).toBeGreaterThanOrEqual(0.9);
+  });
+
   it("every service's /metrics carries the process metrics and its service label", async () => {
     for (const [url, service] of [[stack.gatewayUrl, "gateway"], [stack.updatesUrl, "updates"], [stack.invoicesUrl, "invoices"]] as const) {
       const text = await (await fetch(`${url}/metrics`)).text();
