@@ -11,12 +11,15 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Links only to http(s) and tg: (a bot's `javascript:` URL is shown as text, not followed). */
+const safeHref = (url) => (/^(https?|tg):/i.test(url ?? "") ? url : undefined);
+
 const TAGS = { bold: "b", italic: "i", underline: "u", strikethrough: "s", code: "code", pre: "pre", blockquote: "blockquote", expandable_blockquote: "blockquote" };
 
 function entityNode(e, text) {
   if (TAGS[e.type]) return el(TAGS[e.type]);
   if (e.type === "spoiler") return el("span", { class: "spoiler", title: "spoiler" });
-  if (e.type === "text_link") return el("a", { href: e.url, target: "_blank", rel: "noopener" });
+  if (e.type === "text_link") return el("a", { href: safeHref(e.url), title: e.url, target: "_blank", rel: "noopener" });
   if (e.type === "url") return el("a", { href: /^https?:/i.test(text) ? text : `http://${text}`, target: "_blank", rel: "noopener" });
   if (["bot_command", "mention", "hashtag", "cashtag", "email"].includes(e.type)) return el("span", { class: e.type });
   return el("span");
@@ -52,7 +55,7 @@ function keyboard(m, actions) {
   return el("div", { class: "keyboard" }, markup.inline_keyboard.map((row) =>
     el("div", { class: "krow" }, row.map((b) => {
       if (b.pay) return el("button", { type: "button", class: "pay", disabled: actions.declined(m) || actions.paid(m), onclick: () => actions.pay(m) }, b.text);
-      if (b.url) return el("a", { href: b.url, target: "_blank", rel: "noopener" }, el("button", { type: "button", class: "secondary" }, b.text));
+      if (b.url) return el("a", { href: safeHref(b.url), title: b.url, target: "_blank", rel: "noopener" }, el("button", { type: "button", class: "secondary" }, b.text));
       if (b.callback_data !== undefined) return el("button", { type: "button", onclick: () => actions.press(m.message_id, b.callback_data) }, b.text);
       return el("button", { type: "button", disabled: true, title: "not simulated" }, b.text);
     }))));
