@@ -95,6 +95,16 @@ describe("the console", () => {
     expect(await page.content()).not.toContain(shop.token.split(":")[1]!);
   });
 
+  it("then /refund: the refunded note, the outgoing ledger entry and a zero balance", async () => {
+    await page.fill("#compose input[name=text]", "/refund");
+    await page.click("#compose button");
+    await page.locator(".msg.service", { hasText: `${PACK.price} ⭐ refunded` }).waitFor();
+    await page.locator(".msg.bot", { hasText: `Refunded ${PACK.price} ⭐` }).waitFor();
+    await expect.poll(() => page.textContent("#balance"), { timeout: 15_000 }).toContain("balance 0 ⭐");
+    expect(await page.locator("#ledger tbody tr").first().textContent()).toContain(`−${PACK.price} ⭐`);
+    await shot("4-refunded");
+  });
+
   it("creates a bot and shows its token once, rotates it (the old one fails at once), deletes it", async () => {
     page.on("dialog", (d) => void d.accept());
     const username = `console${Date.now().toString(36)}_bot`;

@@ -11,6 +11,7 @@ const messageKey = (m) => `${state.bot.id}:${state.chat.id}:${m.message_id}`;
 /** Runs `work`, showing its error under `where`; a 401 signs out (the token is bad or expired). */
 async function guarded(where, work) {
   $(where).textContent = "";
+  $("chat-answer").textContent = "";
   try {
     return await work();
   } catch (err) {
