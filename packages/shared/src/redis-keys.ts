@@ -84,6 +84,18 @@ export const keys = {
   starLedger: (botId: string | number) => `${PREFIX}:ledger:${tag(botId)}`,
   /** String: the bot's Star balance. */
   starBalance: (botId: string | number) => `${PREFIX}:balance:${tag(botId)}`,
+  /** Hash: invoice link slug -> the invoice behind it (payload, amount, title, subscription_period). */
+  invoiceLinks: (botId: string | number) => `${PREFIX}:links:${tag(botId)}`,
+  /** Hash: a subscription's first charge id -> subscription JSON (state, expires, canceled, the renewal's parts). */
+  subscriptions: (botId: string | number) => `${PREFIX}:subs:${tag(botId)}`,
+  /** Hash: `<link slug>:<user id>` -> first charge id of that user's subscription that has not ended. */
+  subscribers: (botId: string | number) => `${PREFIX}:subscribers:${tag(botId)}`,
+  /** Sorted set: first charge ids of subscriptions that have not ended, scored by expiration (the bot's clock, Unix s). */
+  subscriptionsDue: (botId: string | number) => `${PREFIX}:subs-due:${tag(botId)}`,
+  /** String: seconds the bot's clock is ahead of real time (POST …/clock). */
+  clockOffset: (botId: string | number) => `${PREFIX}:clock:${tag(botId)}`,
+  /** Hash: user id -> the user's Stars; a user not in it has unlimited Stars. */
+  userStars: (botId: string | number) => `${PREFIX}:user-stars:${tag(botId)}`,
 
   /** Pub/sub channel: a bot id is published when its log grows or its poll is terminated. */
   wakeChannel: () => `${PREFIX}:wake`,
@@ -116,6 +128,12 @@ export function botKeys(botId: string | number): string[] {
     keys.charges(botId),
     keys.starLedger(botId),
     keys.starBalance(botId),
+    keys.invoiceLinks(botId),
+    keys.subscriptions(botId),
+    keys.subscribers(botId),
+    keys.subscriptionsDue(botId),
+    keys.clockOffset(botId),
+    keys.userStars(botId),
     keys.faults(botId),
     keys.faultSeq(botId),
     keys.requestLog(botId),

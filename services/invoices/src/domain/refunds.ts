@@ -21,6 +21,8 @@ export async function refundStarPayment(d: InvoiceDomain, botId: string, p: Para
     keys.starBalance(botId),
     keys.messageSeq(botId),
     keys.messages(botId),
+    keys.userStars(botId),
+    keys.clockOffset(botId),
     ...logArgs(botId),
     ...kindArgs("message"),
     p.telegram_payment_charge_id,
