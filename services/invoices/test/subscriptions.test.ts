@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keys } from "@starpost/shared";
 import { botClient, startStack, type TestStack } from "@starpost/testkit";
 import { allUpdates, waitForUpdate } from "./helpers.ts";
 
@@ -201,5 +202,25 @@ describe("invoice links and subscriptions", () => {
     expect(await a.advance(PERIOD)).toMatchObject({ renewals: 1 });
     expect(await b.advance(0)).toMatchObject({ renewals: 0 });
     expect(await b.payments()).toHaveLength(1);
+  });
+});
+
+describe("a pre-checkout query recorded before subscriptions", () => {
+  it("is answered from the fields it was stored with", async () => {
+    const s = await shop();
+    const link = await s.createLink(30, false, "old-query");
+    const paying = s.payRaw(link, 905);
+    const q = (await waitForUpdate(stack, s.bot.id, (u) => u.pre_checkout_query)).pre_checkout_query;
+    // The layout of the query hash before subscriptions: the ledger entry and the payment ready-made, no parts.
+    const key = keys.preCheckout(s.bot.id, q.id);
+    const [chargeId, paidHead, partner] = await stack.redis.hmget(key, "charge_id", "paid_head", "partner");
+    await stack.redis.hdel(key, "partner", "paid_head", "user_id", "period", "link");
+    await stack.redis.hset(key, "txn", `{"id":"${chargeId}","amount":30,"date":1,"source":${partner}}`, "paid", `${paidHead},"telegram_payment_charge_id":"${chargeId}","provider_payment_charge_id":""}`);
+    expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: true })).body.result).toBe(true);
+    expect((await paying).body.result).toEqual({ status: "paid", telegram_payment_charge_id: chargeId });
+    const [message] = await s.payments();
+    expect(message.successful_payment).toEqual({ currency: "XTR", total_amount: 30, invoice_payload: "old-query", telegram_payment_charge_id: chargeId, provider_payment_charge_id: "" });
+    expect((await s.ledger())[0]).toMatchObject({ id: chargeId, amount: 30, source: { user: { id: 905 }, invoice_payload: "old-query" } });
+    expect(await s.expectConsistent()).toBe(30);
   });
 });

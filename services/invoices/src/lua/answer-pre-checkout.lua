@@ -18,7 +18,7 @@
 ]]
 --!include update-log.lua
 local q = redis.call("HMGET", KEYS[5], "state", "deadline", "amount", "chat_id", "charge_id", "charge", "partner", "user",
-  "chat", "paid_head", "queue", "user_id", "period", "link")
+  "chat", "paid_head", "queue", "user_id", "period", "link", "txn", "paid")
 if q[1] ~= "pending" then return { "invalid" } end
 local now = now_ms()
 if now > tonumber(q[2]) then return { "invalid" } end
@@ -27,10 +27,16 @@ if ARGV[7] ~= "1" then
   redis.call("HSET", KEYS[5], "state", "declined", "error_message", ARGV[8])
   return { "declined" }
 end
+-- A query recorded before its subscription parts were stored with it: its ledger entry and payment as stored.
+if not q[10] then
+  local c = cjson.decode(q[6])
+  q[7], q[12] = c.partner, c.user_id
+  q[10] = string.sub(q[16], 1, string.find(q[16], ',"telegram_payment_charge_id"', 1, true) - 1)
+end
 local amount = tonumber(q[3])
 local stars = redis.call("HGET", KEYS[11], q[12])
 local period = tonumber(q[13] or "0")
-local subscriber = q[14] .. ":" .. q[12]
+local subscriber = (q[14] or "") .. ":" .. q[12]
 local why
 if stars and tonumber(stars) < amount then why = "the user does not have enough Stars" end
 if period > 0 and redis.call("HEXISTS", KEYS[13], subscriber) == 1 then why = "the user already has a subscription from this link" end
