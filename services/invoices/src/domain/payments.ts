@@ -20,6 +20,7 @@ import {
   saveChat,
 } from "@starpost/shared";
 import { signalWebhook } from "./append.ts";
+import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { linkSlug, type LinkRecord } from "./invoice-link.ts";
 import type { InvoiceRecord } from "./send-invoice.ts";
@@ -233,12 +234,7 @@ export async function answerPreCheckoutQuery(
   const [answer, webhook] = await redis.spAnswerPreCheckout(
     ...logKeys(botId),
     keys.preCheckout(botId, queryId),
-    keys.charges(botId),
-    keys.starLedger(botId),
-    keys.starBalance(botId),
-    keys.messageSeq(botId),
-    keys.messages(botId),
-    keys.userStars(botId),
+    ...moneyKeys(botId),
     keys.subscriptions(botId),
     keys.subscribers(botId),
     keys.subscriptionsDue(botId),

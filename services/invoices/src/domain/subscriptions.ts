@@ -1,5 +1,6 @@
 import { Errors, failure, getBot, keys, kindArgs, logArgs, logKeys, success, type ClockBody, type MethodOutcome, type ParamsOf, type UserStarsBody } from "@starpost/shared";
 import { signalWebhook } from "./append.ts";
+import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { newChargeId } from "./payments.ts";
 
@@ -37,15 +38,10 @@ export async function advanceClock(d: InvoiceDomain, botId: string, body: ClockB
   for (;;) {
     const [status, detail] = await redis.spRenewSubscription(
       ...logKeys(botId),
+      ...moneyKeys(botId),
       keys.subscriptions(botId),
       keys.subscriptionsDue(botId),
       keys.clockOffset(botId),
-      keys.charges(botId),
-      keys.starLedger(botId),
-      keys.starBalance(botId),
-      keys.messageSeq(botId),
-      keys.messages(botId),
-      keys.userStars(botId),
       keys.subscribers(botId),
       ...logArgs(botId),
       ...kindArgs("message"),
