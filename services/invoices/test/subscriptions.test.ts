@@ -194,6 +194,39 @@ describe("invoice links and subscriptions", () => {
     expect((await s.payLink(link, 902)).result.status).toBe("paid");
   });
 
+  it("a repeated subscription payment with its idempotency_key answers the first outcome, not a refusal", async () => {
+    const s = await shop();
+    const link = await s.createLink(20);
+    const body = { link, user: user(903), idempotency_key: "order-1" };
+    const paying = stack.platform.call("POST", `/bots/${s.bot.id}/invoice_links/pay`, body);
+    const q = await waitForUpdate(stack, s.bot.id, (u) => u.pre_checkout_query);
+    await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true });
+    const first = (await paying).body.result;
+    expect(first.status).toBe("paid");
+    expect((await stack.platform.call("POST", `/bots/${s.bot.id}/invoice_links/pay`, body)).body.result).toEqual(first);
+    const other = await stack.platform.call("POST", `/bots/${s.bot.id}/invoice_links/pay`, { ...body, user: user(904) });
+    expect(other.body.description).toBe("Bad Request: idempotency_key was already used for another payment");
+    expect((await allUpdates(stack, s.bot.id)).filter((u) => u.pre_checkout_query)).toHaveLength(1);
+    expect(await s.payments()).toHaveLength(1);
+  });
+
+  it("an approved payment the user can no longer afford fails with no charge and no message", async () => {
+    const s = await shop();
+    const link = await s.createLink(50, false);
+    await s.setStars(906, 100);
+    const paying = s.payRaw(link, 906);
+    const q = await waitForUpdate(stack, s.bot.id, (u) => u.pre_checkout_query);
+    await s.setStars(906, 10);
+    expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true })).body.result).toBe(true);
+    expect((await paying).body.result).toEqual({ status: "failed", error_message: "the user does not have enough Stars" });
+    expect(await s.payments()).toEqual([]);
+    expect(await s.ledger()).toEqual([]);
+    expect(await s.expectConsistent()).toBe(0);
+    await s.setStars(906, 50);
+    expect((await s.payLink(link, 906)).result.status).toBe("paid");
+    expect((await s.payRaw(link, 906)).body.description).toBe("Bad Request: the user does not have enough Stars");
+  });
+
   it("each bot has its own clock", async () => {
     const a = await shop();
     const b = await shop();
