@@ -31,7 +31,8 @@ export async function editUserStarSubscription(d: InvoiceDomain, botId: string, 
 export async function advanceClock(d: InvoiceDomain, botId: string, body: ClockBody): Promise<MethodOutcome> {
   const { redis } = d;
   if (!(await getBot(redis, botId))) return failure(Errors.botNotFound());
-  const offset = await redis.incrby(keys.clockOffset(botId), body.advance_seconds);
+  await redis.incrby(keys.clockOffset(botId), body.advance_seconds);
+  let date = 0;
   let renewals = 0;
   let ended = 0;
   let webhook = 0;
@@ -47,7 +48,10 @@ export async function advanceClock(d: InvoiceDomain, botId: string, body: ClockB
       ...kindArgs("message"),
       newChargeId(),
     );
-    if (status === "none") break;
+    if (status === "none") {
+      date = Number(detail);
+      break;
+    }
     if (status === "ended") ended++;
     else {
       renewals++;
@@ -55,7 +59,7 @@ export async function advanceClock(d: InvoiceDomain, botId: string, body: ClockB
     }
   }
   await signalWebhook(d, botId, webhook);
-  return success({ date: Math.floor(Date.now() / 1000) + offset, renewals, ended });
+  return success({ date, renewals, ended });
 }
 
 /** `PUT /platform/v1/bots/:botId/users/:userId/stars`: a finite balance for the user, or unlimited (null). */

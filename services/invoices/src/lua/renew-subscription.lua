@@ -13,13 +13,13 @@
   KEYS[13] the bot's clock offset (s) KEYS[14] subscribers hash
   ARGV[1..3] the log's arguments     ARGV[4..6] kind, opt-in, lifetime (ms) of message
   ARGV[7] the new charge's id
-  Returns { "none" }, { "ended", first charge id } or { "renewed", webhook (0/1) }.
+  Returns { "none", the bot's clock (Unix s) }, { "ended", first charge id } or { "renewed", webhook (0/1) }.
 ]]
 --!include update-log.lua
 local now = now_ms()
 local clock = math.floor(now / 1000) + tonumber(redis.call("GET", KEYS[13]) or "0")
 local due = redis.call("ZRANGE", KEYS[12], 0, 0, "WITHSCORES")
-if #due == 0 or tonumber(due[2]) > clock then return { "none" } end
+if #due == 0 or tonumber(due[2]) > clock then return { "none", clock } end
 local id, date = due[1], tonumber(due[2])
 local s = cjson.decode(redis.call("HGET", KEYS[11], id))
 local stars = redis.call("HGET", KEYS[10], s.user_id)
