@@ -4,7 +4,9 @@ import { sleep } from "./harness.ts";
 /**
  * The load the chaos run keeps up while processes die: platform pushes to polling and webhook
  * bots (sequential per chat, so acknowledged order is known), payments answered over polling and
- * over webhooks (in the webhook reply), refunds, and a bot switching between webhook and polling.
+ * over webhooks (in the webhook reply), refunds, Star subscriptions renewed by advancing the shops'
+ * clocks (each subscriber can afford two renewals, so renewals also fail), and a bot switching
+ * between webhook and polling.
  * It records what the platform API acknowledged and what the bots received, for the invariants.
  */
 
@@ -64,7 +66,7 @@ export function newLedger(bots: Bot[]): Ledger {
     paid: new Map(bots.map((b) => [b.id, []])),
     refunded: new Map(bots.map((b) => [b.id, []])),
     refusals: [],
-    ops: { pushes: 0, pushesAcked: 0, paid: 0, declined: 0, expired: 0, refunds: 0, webhookSet: 0, webhookDeleted: 0 },
+    ops: { pushes: 0, pushesAcked: 0, paid: 0, declined: 0, expired: 0, refunds: 0, subscribed: 0, renewals: 0, renewalsEnded: 0, webhookSet: 0, webhookDeleted: 0 },
   };
 }
 
@@ -76,6 +78,7 @@ export class Workload {
   private pollStopped = false;
   private readonly loops: Promise<void>[] = [];
   private readonly pollers: Promise<void>[] = [];
+  private readonly links = new Map<number, string>();
 
   constructor(
     private readonly s: ChaosStack,
@@ -171,19 +174,46 @@ export class Workload {
       }
       if (invoice === undefined) return;
       const body = { chat_id: payerChat, message_id: invoice, user: chat(payerChat), idempotency_key: `pay-${Math.floor(salt)}-${n}` };
-      let outcome: any;
       // A payment in flight is seen through to its outcome even after stop (the key makes retries safe).
-      while (!outcome) {
-        const r = await this.s.platform("POST", `/bots/${bot.id}/payments`, body);
-        if (r?.status === 200) outcome = r.body.result;
-        else await sleep(300);
-      }
+      const outcome = await this.platformUntilAnswered("POST", `/bots/${bot.id}/payments`, body);
       this.ledger.ops[outcome.status]!++;
       if (outcome.status === "paid") {
         this.ledger.paid.get(bot.id)!.push(outcome.telegram_payment_charge_id);
         if (this.random() < 0.4) await this.refund(bot, payerChat, outcome.telegram_payment_charge_id);
       }
+      if (n % 4 === 0) await this.subscribe(bot, n, salt);
     }
+  }
+
+  /** Retries a platform call until it is answered (a killed process answers nothing or 5xx); its result. */
+  private async platformUntilAnswered(method: string, path: string, body: unknown): Promise<any> {
+    for (;;) {
+      const r = await this.s.platform(method, path, body);
+      if (r?.status === 200) return r.body.result;
+      await sleep(300);
+    }
+  }
+
+  /** A new subscriber with Stars for the first payment and two renewals pays the shop's subscription link; then a month passes. */
+  private async subscribe(bot: Bot, n: number, salt: number): Promise<void> {
+    const price = 3;
+    while (!this.links.has(bot.id)) {
+      const r = await this.s.bot(bot.token, "createInvoiceLink", { title: "S", description: "D", payload: "accept-sub", currency: "XTR", prices: [{ label: "m", amount: price }], subscription_period: 2_592_000 });
+      if (r?.status === 200) this.links.set(bot.id, r.body.result);
+      else await sleep(300);
+    }
+    const user = 500_000 + n;
+    await this.platformUntilAnswered("PUT", `/bots/${bot.id}/users/${user}/stars`, { amount: 3 * price });
+    const body = { link: this.links.get(bot.id), user: chat(user), idempotency_key: `sub-${Math.floor(salt)}-${n}` };
+    const outcome = await this.platformUntilAnswered("POST", `/bots/${bot.id}/invoice_links/pay`, body);
+    if (outcome.status === "paid") {
+      this.ledger.paid.get(bot.id)!.push(outcome.telegram_payment_charge_id);
+      this.ledger.ops.subscribed!++;
+    }
+    // A retried advance moves the clock again: more renewals come due, each still one step.
+    const advanced = await this.platformUntilAnswered("POST", `/bots/${bot.id}/clock`, { advance_seconds: 2_592_000 });
+    this.ledger.ops.renewals! += advanced.renewals;
+    this.ledger.ops.renewalsEnded! += advanced.ended;
   }
 
   private async refund(bot: Bot, userId: number, chargeId: string): Promise<void> {

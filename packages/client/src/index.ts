@@ -1,5 +1,5 @@
 import { transport, type Transport } from "./http.ts";
-import type { CallbackAnswer, Chat, Fault, FaultSpec, Message, PaymentResult, RequestLogEntry, User } from "./types.ts";
+import type { CallbackAnswer, Chat, ClockAdvance, Fault, FaultSpec, Message, PaymentResult, RequestLogEntry, User } from "./types.ts";
 
 export { StarpostError } from "./http.ts";
 export type * from "./types.ts";
@@ -78,6 +78,20 @@ export class StarpostBot {
   /** Pushes a hand-built Update (without update_id) for kinds the helpers here do not cover. */
   async pushUpdate(update: Record<string, unknown>): Promise<{ update_id: number | null; dropped?: string }> {
     return this.http.request("POST", `/bots/${this.id}/updates`, update);
+  }
+
+  /**
+   * Moves the bot's subscription clock forward by `seconds` and runs every renewal that came due
+   * (each a charge and a successful_payment). Other bots' clocks do not move.
+   */
+  async advanceClock(seconds: number): Promise<ClockAdvance> {
+    return this.http.request("POST", `/bots/${this.id}/clock`, { advance_seconds: seconds });
+  }
+
+  /** Gives the user a finite number of Stars (null: unlimited, the default); payments debit them, refunds credit them. */
+  async setUserStars(user: number | { id: number }, amount: number | null): Promise<void> {
+    const id = typeof user === "number" ? user : user.id;
+    await this.http.request("PUT", `/bots/${this.id}/users/${id}/stars`, { amount });
   }
 
   /** Deletes the bot and all its data; its token fails at once. */
@@ -166,10 +180,18 @@ export class StarpostChat {
     });
   }
 
+  private payer() {
+    return this.user ?? { id: this.chat.id, first_name: this.chat.first_name ?? "User" };
+  }
+
   /** The user pays the bot's invoice message; waits for the bot's pre-checkout answer. */
   async pay(invoice: Message | number): Promise<PaymentResult> {
     const messageId = typeof invoice === "number" ? invoice : invoice.message_id;
-    const user = this.user ?? { id: this.chat.id, first_name: this.chat.first_name ?? "User" };
-    return this.http.request("POST", `/bots/${this.bot.id}/payments`, { chat_id: this.chat.id, message_id: messageId, user });
+    return this.http.request("POST", `/bots/${this.bot.id}/payments`, { chat_id: this.chat.id, message_id: messageId, user: this.payer() });
+  }
+
+  /** The user pays an invoice link (createInvoiceLink's result) in this private chat; waits for the bot's pre-checkout answer. */
+  async payLink(link: string): Promise<PaymentResult> {
+    return this.http.request("POST", `/bots/${this.bot.id}/invoice_links/pay`, { link, user: this.payer() });
   }
 }

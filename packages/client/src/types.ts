@@ -63,7 +63,16 @@ export interface CallbackAnswer {
 export type PaymentResult =
   | { status: "paid"; telegram_payment_charge_id: string }
   | { status: "declined"; error_message: string }
+  /** the bot approved, but the user lacked the Stars or already had a subscription from the link. */
+  | { status: "failed"; error_message: string }
   | { status: "expired" };
+
+/** What one clock advance did: the bot's clock now (Unix s), renewals charged, subscriptions ended. */
+export interface ClockAdvance {
+  date: number;
+  renewals: number;
+  ended: number;
+}
 
 export interface FaultSpec {
   error_code?: number;

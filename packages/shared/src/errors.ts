@@ -128,6 +128,11 @@ export const Errors = {
   userNotFound: () => bad("user not found"),
   userIdInvalid: () => bad("invalid user_id specified"),
   invoiceMessageNotFound: () => bad("invoice message not found"),
+  /** editUserStarSubscription of a subscription that has expired (its renewal stopped or failed). */
+  subscriptionExpired: () => bad("SUBSCRIPTION_EXPIRED"),
+  invoiceLinkNotFound: () => bad("invoice link not found"),
+  alreadySubscribed: () => bad("the user already has a subscription from this link"),
+  starsNotEnough: () => bad("the user does not have enough Stars"),
 
   // Messages (sendMessage, edits, deleteMessage)
   messageTextEmpty: () => bad("message text is empty"),

@@ -6,6 +6,7 @@ import {
   CreateInvoiceLinkParams,
   GetMyStarBalanceParams,
   GetStarTransactionsParams,
+  EditUserStarSubscriptionParams,
   RefundStarPaymentParams,
   SendInvoiceParams,
 } from "./params/invoices.ts";
@@ -46,6 +47,7 @@ export const METHODS = {
   createInvoiceLink: { service: "invoices", params: CreateInvoiceLinkParams, summary: "the same product checks; a link string (subscription_period only 2592000)" },
   answerPreCheckoutQuery: { service: "invoices", params: AnswerPreCheckoutQueryParams, summary: "approve (credits the ledger, appends successful_payment) or decline, once, within 10 s" },
   refundStarPayment: { service: "invoices", params: RefundStarPaymentParams, summary: "refunds a charge once; appends refunded_payment" },
+  editUserStarSubscription: { service: "invoices", params: EditUserStarSubscriptionParams, summary: "cancels (is_canceled true) or re-enables a subscription named by its first charge id; true" },
   getStarTransactions: { service: "invoices", params: GetStarTransactionsParams, summary: "the Star ledger, oldest first, offset and limit 1..100", webhookReply: false },
   getMyStarBalance: { service: "invoices", params: GetMyStarBalanceParams, summary: "the bot's Star balance", webhookReply: false },
 

@@ -105,6 +105,18 @@ export const keys = {
   starLedger: (botId: string | number) => `${PREFIX}:ledger:${tag(botId)}`,
   /** String: the bot's Star balance. */
   starBalance: (botId: string | number) => `${PREFIX}:balance:${tag(botId)}`,
+  /** Hash: invoice link slug -> the invoice behind it (payload, amount, title, subscription_period). */
+  invoiceLinks: (botId: string | number) => `${PREFIX}:links:${tag(botId)}`,
+  /** Hash: a subscription's first charge id -> subscription JSON (state, expires, canceled, the renewal's parts). */
+  subscriptions: (botId: string | number) => `${PREFIX}:subs:${tag(botId)}`,
+  /** Hash: `<link slug>:<user id>` -> first charge id of that user's subscription that has not ended. */
+  subscribers: (botId: string | number) => `${PREFIX}:subscribers:${tag(botId)}`,
+  /** Sorted set: first charge ids of subscriptions that have not ended, scored by expiration (the bot's clock, Unix s). */
+  subscriptionsDue: (botId: string | number) => `${PREFIX}:subs-due:${tag(botId)}`,
+  /** String: seconds the bot's clock is ahead of real time (POST …/clock). */
+  clockOffset: (botId: string | number) => `${PREFIX}:clock:${tag(botId)}`,
+  /** Hash: user id -> the user's Stars; a user not in it has unlimited Stars. */
+  userStars: (botId: string | number) => `${PREFIX}:user-stars:${tag(botId)}`,
 
   /**
    * Shard channel (SPUBLISH/SSUBSCRIBE, in the bot's slot): the bot id is published when its log
@@ -142,6 +154,12 @@ export function botKeys(botId: string | number): string[] {
     keys.charges(botId),
     keys.starLedger(botId),
     keys.starBalance(botId),
+    keys.invoiceLinks(botId),
+    keys.subscriptions(botId),
+    keys.subscribers(botId),
+    keys.subscriptionsDue(botId),
+    keys.clockOffset(botId),
+    keys.userStars(botId),
     keys.faults(botId),
     keys.faultSeq(botId),
     keys.requestLog(botId),

@@ -273,9 +273,9 @@ export const AnswerPreCheckoutQueryParams = z
   });
 export type AnswerPreCheckoutQueryParams = z.infer<typeof AnswerPreCheckoutQueryParams>;
 
-export const RefundStarPaymentParams = z.object({
-  // The reference's get_user_id: max(to_integer<int64>, 0); 0 is an invalid id.
-  user_id: z.preprocess(
+// The reference's get_user_id: max(to_integer<int64>, 0); 0 is an invalid id.
+const userId = () =>
+  z.preprocess(
     (v) => {
       if (v === undefined || v === "") return undefined;
       const id = toInteger(asText(v)!, 64);
@@ -284,10 +284,21 @@ export const RefundStarPaymentParams = z.object({
     z
       .number({ error: () => Errors.paramRequired("user_id").description })
       .positive({ error: () => Errors.userIdInvalid().description }),
-  ),
+  );
+
+export const RefundStarPaymentParams = z.object({
+  user_id: userId(),
   telegram_payment_charge_id: requiredString("telegram_payment_charge_id"),
 });
 export type RefundStarPaymentParams = z.infer<typeof RefundStarPaymentParams>;
+
+/** The subscription is named by its first payment's charge id; a missing is_canceled is false, as in the reference. */
+export const EditUserStarSubscriptionParams = z.object({
+  user_id: userId(),
+  telegram_payment_charge_id: requiredString("telegram_payment_charge_id"),
+  is_canceled: boolParam(),
+});
+export type EditUserStarSubscriptionParams = z.infer<typeof EditUserStarSubscriptionParams>;
 
 /** offset from 0, limit clamped to 1..100 (default 100), never an error. */
 export const GetStarTransactionsParams = z

@@ -2,14 +2,17 @@ import { z } from "zod";
 import {
   CallbackQueryBody,
   ChatBody,
+  ClockBody,
   CreateBotBody,
   FaultBody,
   HistoryQuery,
+  LinkPaymentBody,
   PaymentBody,
   RequestsQuery,
   StarsQuery,
   UpdatesBody,
   UserMessageBody,
+  UserStarsBody,
 } from "./platform.ts";
 
 /**
@@ -40,6 +43,9 @@ export const PLATFORM_ROUTES: PlatformRoute[] = [
   { method: "POST", url: "/bots/:botId/updates", service: "updates", summary: "Append updates to the bot's log", body: UpdatesBody, query: null, result: "{update_id} or an array of them" },
   { method: "GET", url: "/bots/:botId/webhook", service: "updates", summary: "The bot's webhook as getWebhookInfo shows it, with the next retry", body: null, query: null, result: "WebhookInfo and next_retry_date?" },
   { method: "POST", url: "/bots/:botId/payments", service: "invoices", summary: "Play a user paying an invoice", body: PaymentBody, query: null, result: "the payment's outcome" },
+  { method: "POST", url: "/bots/:botId/invoice_links/pay", service: "invoices", summary: "Play a user paying an invoice link (a subscription's first payment)", body: LinkPaymentBody, query: null, result: "the payment's outcome" },
+  { method: "POST", url: "/bots/:botId/clock", service: "invoices", summary: "Move the bot's subscription clock forward; due renewals run", body: ClockBody, query: null, result: "{date, renewals, ended}" },
+  { method: "PUT", url: "/bots/:botId/users/:userId/stars", service: "invoices", summary: "Give a user a finite Star balance (null: unlimited)", body: UserStarsBody, query: null, result: "the user's Stars" },
   { method: "GET", url: "/bots/:botId/stars", service: "invoices", summary: "The bot's Star balance and ledger", body: null, query: StarsQuery, result: "{balance: StarAmount, transactions: [StarTransaction]}" },
   { method: "POST", url: "/bots/:botId/chats/:chatId/messages", service: "invoices", summary: "The user sends a text", body: UserMessageBody, query: null, result: "{update_id, message}" },
   { method: "GET", url: "/bots/:botId/chats/:chatId/messages", service: "invoices", summary: "The chat's history, optionally held until the bot's next message", body: null, query: HistoryQuery, result: "{messages: [Message]}" },

@@ -34,6 +34,14 @@ export const PaymentBody = z.object({
 });
 export type PaymentBody = z.infer<typeof PaymentBody>;
 
+export const LinkPaymentBody = z.object({
+  link: z.string({ error: () => Errors.platformParamInvalid("link must be an invoice link").description }).min(1).max(64),
+  user: PaymentBody.shape.user,
+  idempotency_key: PaymentBody.shape.idempotency_key,
+});
+export type LinkPaymentBody = z.infer<typeof LinkPaymentBody>;
+
+
 /** A user as the platform describes one (the sender of a message or a press). */
 const PlatformUser = z.looseObject({
   id: z.number().int().positive(),
@@ -107,3 +115,25 @@ export type StarsQuery = z.infer<typeof StarsQuery>;
  */
 const NewUpdate = z.record(z.string(), z.looseObject({}));
 export const UpdatesBody = z.union([NewUpdate, z.array(NewUpdate).max(1000)]);
+
+/** The bot's clock moves forward only, at most about ten years per call. */
+export const MAX_CLOCK_ADVANCE_S = 315_360_000;
+export const ClockBody = z.object({
+  advance_seconds: z
+    .number(invalid(`advance_seconds must be an integer 0-${MAX_CLOCK_ADVANCE_S}`))
+    .int(invalid(`advance_seconds must be an integer 0-${MAX_CLOCK_ADVANCE_S}`))
+    .min(0, invalid(`advance_seconds must be an integer 0-${MAX_CLOCK_ADVANCE_S}`))
+    .max(MAX_CLOCK_ADVANCE_S, invalid(`advance_seconds must be an integer 0-${MAX_CLOCK_ADVANCE_S}`)),
+});
+export type ClockBody = z.infer<typeof ClockBody>;
+
+/** A user's Stars: a whole number, or null for unlimited (the default). */
+export const UserStarsBody = z.object({
+  amount: z
+    .number(invalid("amount must be an integer 0-1000000000000 or null"))
+    .int(invalid("amount must be an integer 0-1000000000000 or null"))
+    .min(0, invalid("amount must be an integer 0-1000000000000 or null"))
+    .max(1e12, invalid("amount must be an integer 0-1000000000000 or null"))
+    .nullable(),
+});
+export type UserStarsBody = z.infer<typeof UserStarsBody>;

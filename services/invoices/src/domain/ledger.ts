@@ -1,6 +1,19 @@
 import { keys, success, type MethodOutcome, type ParamsOf } from "@starpost/shared";
 import type { InvoiceDomain } from "./deps.ts";
 
+/**
+ * The keys every step that moves Stars writes, in its scripts' KEYS order: charges, ledger,
+ * balance, message_id counters, messages, users' Stars.
+ */
+export const moneyKeys = (botId: string) => [
+  keys.charges(botId),
+  keys.starLedger(botId),
+  keys.starBalance(botId),
+  keys.messageSeq(botId),
+  keys.messages(botId),
+  keys.userStars(botId),
+];
+
 /** getStarTransactions: the ledger oldest first, `offset`/`limit` already clamped by the schema. */
 export async function getStarTransactions(d: InvoiceDomain, botId: string, p: ParamsOf<"getStarTransactions">): Promise<MethodOutcome> {
   const rows = await d.redis.lrange(keys.starLedger(botId), p.offset, p.offset + p.limit - 1);

@@ -15,10 +15,14 @@ import {
   updateKind,
   type MethodOutcome,
   type ParamsOf,
+  type LinkPaymentBody,
   type PaymentBody,
+  saveChat,
 } from "@starpost/shared";
 import { signalWebhook } from "./append.ts";
+import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
+import { linkSlug, type LinkRecord } from "./invoice-link.ts";
 import type { InvoiceRecord } from "./send-invoice.ts";
 
 /** A pre-checkout query lives 150 s, like the update that carries it. */
@@ -28,7 +32,7 @@ export const IDEMPOTENCY_LIFETIME_MS = 86_400_000;
 
 /** Query ids look like Telegram's: a decimal 63-bit number. */
 const newQueryId = () => (randomBytes(8).readBigUInt64BE() >> 1n).toString();
-const newChargeId = () => `stxsp${randomBytes(24).toString("base64url")}`;
+export const newChargeId = () => `stxsp${randomBytes(24).toString("base64url")}`;
 
 /** The payer as a Bot API User, fields in the official order. */
 function payer(user: PaymentBody["user"]) {
@@ -40,20 +44,27 @@ function payer(user: PaymentBody["user"]) {
 
 export type PaymentResult =
   | { status: "paid"; telegram_payment_charge_id: string }
-  | { status: "declined"; error_message: string }
+  | { status: "declined" | "failed"; error_message: string }
   | { status: "expired" };
 
 /**
  * The query a payment emits and the fields stored with it: everything the answer and a later
- * refund write (charge, ledger entries, the messages' parts), so their Lua steps only assemble it.
+ * refund write (charge, ledger entry parts, the messages' parts), so their Lua steps only assemble
+ * it. Dates are the answer's (the bot's clock), so the answer's step stamps them.
  */
-function paymentRecord(invoice: InvoiceRecord, chat: Chat, user: Record<string, unknown>, queryId: string) {
+function paymentRecord(invoice: LinkRecord, chat: Chat, user: Record<string, unknown>, queryId: string, link: string) {
   const chargeId = newChargeId();
-  const date = Math.floor(Date.now() / 1000);
-  const partner = JSON.stringify({ type: "user", transaction_type: "invoice_payment", user, invoice_payload: invoice.payload });
+  const period = invoice.subscription_period;
+  const partner = JSON.stringify({
+    type: "user",
+    transaction_type: "invoice_payment",
+    user,
+    invoice_payload: invoice.payload,
+    ...(period ? { subscription_period: period } : {}),
+  });
   const userJson = JSON.stringify(user);
   const chatJsonText = JSON.stringify(chatJson(chat));
-  const payment = { currency: "XTR", total_amount: invoice.total_amount, invoice_payload: invoice.payload, telegram_payment_charge_id: chargeId };
+  const paidHead = JSON.stringify({ currency: "XTR", total_amount: invoice.total_amount, invoice_payload: invoice.payload }).slice(0, -1);
   const messageQueue = updateKind("message")!.queueKey({ chat });
   const charge = {
     id: chargeId,
@@ -62,26 +73,37 @@ function paymentRecord(invoice: InvoiceRecord, chat: Chat, user: Record<string, 
     chat_id: String(chat.id),
     amount: String(invoice.total_amount),
     payload: invoice.payload,
-    date,
     queue: messageQueue,
     from_json: userJson,
     chat_json: chatJsonText,
     partner,
-    refunded_payment: JSON.stringify(payment),
+    refunded_payment: `${paidHead},"telegram_payment_charge_id":${JSON.stringify(chargeId)}}`,
   };
   const query = { id: queryId, from: user, currency: invoice.currency, total_amount: invoice.total_amount, invoice_payload: invoice.payload };
   const fields = {
     amount: String(invoice.total_amount),
     chat_id: String(chat.id),
+    user_id: String(user.id),
     charge_id: chargeId,
     charge: JSON.stringify(charge),
-    txn: `{"id":${JSON.stringify(chargeId)},"amount":${invoice.total_amount},"date":${date},"source":${partner}}`,
+    partner,
     user: userJson,
     chat: chatJsonText,
-    paid: JSON.stringify({ ...payment, provider_payment_charge_id: "" }),
+    paid_head: paidHead,
     queue: messageQueue,
+    period: String(period ?? 0),
+    link,
   };
   return { query, fields };
+}
+
+/** What is being paid: the invoice, the chat its messages go to, and what makes a repeat the same payment. */
+interface PaymentTarget {
+  invoice: LinkRecord;
+  chat: Chat;
+  /** the link's slug ("" for an invoice message). */
+  link: string;
+  fingerprint: unknown[];
 }
 
 /**
@@ -98,14 +120,54 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
   const recordJson = await redis.hget(keys.invoices(botId), `${chat.id}:${body.message_id}`);
   if (!recordJson) return failure(Errors.invoiceMessageNotFound());
   const invoice = JSON.parse(recordJson) as InvoiceRecord;
+  return payTarget(d, botId, { invoice, chat, link: "", fingerprint: [String(chat.id), body.message_id, body.user.id] }, body);
+}
 
+/**
+ * `POST /platform/v1/bots/:botId/invoice_links/pay`: a user pays an invoice link, in the private
+ * chat with the bot, with the same lifecycle as an invoice message. A subscription link is paid
+ * once per subscriber whose subscription has not ended.
+ */
+export async function payLink(d: InvoiceDomain, botId: string, body: LinkPaymentBody): Promise<MethodOutcome> {
+  const { redis } = d;
+  if (!(await getBot(redis, botId))) return failure(Errors.botNotFound());
+  const slug = linkSlug(body.link);
+  const recordJson = slug === undefined ? null : await redis.hget(keys.invoiceLinks(botId), slug);
+  if (!recordJson) return failure(Errors.invoiceLinkNotFound());
+  const invoice = JSON.parse(recordJson) as LinkRecord;
+  const user = body.user;
+  let chat = await findChat(redis, botId, user.id);
+  if (!chat) {
+    chat = { id: user.id, type: "private", first_name: user.first_name, ...(user.last_name ? { last_name: user.last_name as string } : {}), ...(user.username ? { username: user.username as string } : {}) };
+    await saveChat(redis, botId, chat);
+  }
+  return payTarget(d, botId, { invoice, chat, link: slug!, fingerprint: ["link", slug, user.id] }, body);
+}
+
+/**
+ * Refusals known before the query is emitted (the answer's step checks them again): a payer
+ * short of Stars, a second subscription from one link. A repeat of a used idempotency key skips
+ * them and follows its first attempt.
+ */
+async function refusal(d: InvoiceDomain, botId: string, t: PaymentTarget, userId: number, key: string | undefined) {
+  if (key !== undefined && (await d.redis.exists(keys.paymentKey(botId, key)))) return undefined;
+  const stars = await d.redis.hget(keys.userStars(botId), String(userId));
+  if (stars !== null && Number(stars) < t.invoice.total_amount) return failure(Errors.starsNotEnough());
+  if (t.invoice.subscription_period && (await d.redis.hexists(keys.subscribers(botId), `${t.link}:${userId}`))) return failure(Errors.alreadySubscribed());
+  return undefined;
+}
+
+async function payTarget(d: InvoiceDomain, botId: string, t: PaymentTarget, body: { user: PaymentBody["user"]; idempotency_key?: string }): Promise<MethodOutcome> {
+  const { redis } = d;
+  const key = body.idempotency_key;
+  const refused = await refusal(d, botId, t, body.user.id, key);
+  if (refused) return refused;
   const user = payer(body.user);
   let queryId = newQueryId();
-  const { query, fields } = paymentRecord(invoice, chat, user, queryId);
+  const { query, fields } = paymentRecord(t.invoice, t.chat, user, queryId, t.link);
   const userJson = fields.user;
 
-  const key = body.idempotency_key;
-  const fingerprint = JSON.stringify([fields.chat_id, body.message_id, user.id]);
+  const fingerprint = JSON.stringify(t.fingerprint);
   let waiting = await d.waiters.wait(botId, queryId, d.answerTimeoutMs);
   const [outcome, a, b] = await redis.spRecordPreCheckout(
     ...logKeys(botId),
@@ -145,8 +207,8 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
   const result: PaymentResult =
     state === "paid"
       ? { status: "paid", telegram_payment_charge_id: settledCharge }
-      : state === "declined"
-        ? { status: "declined", error_message: errorMessage }
+      : state === "declined" || state === "failed"
+        ? { status: state, error_message: errorMessage }
         : { status: "expired" };
   if (outcome !== "repeat") d.onPayment(result.status);
   return success(result);
@@ -170,11 +232,11 @@ export async function answerPreCheckoutQuery(
   const [answer, webhook] = await redis.spAnswerPreCheckout(
     ...logKeys(botId),
     keys.preCheckout(botId, queryId),
-    keys.charges(botId),
-    keys.starLedger(botId),
-    keys.starBalance(botId),
-    keys.messageSeq(botId),
-    keys.messages(botId),
+    ...moneyKeys(botId),
+    keys.subscriptions(botId),
+    keys.subscribers(botId),
+    keys.subscriptionsDue(botId),
+    keys.clockOffset(botId),
     ...logArgs(botId),
     ...kindArgs("message"),
     p.ok ? "1" : "0",

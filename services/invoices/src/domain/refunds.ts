@@ -1,5 +1,6 @@
 import { Errors, failure, keys, kindArgs, logArgs, logKeys, success, type MethodOutcome, type ParamsOf } from "@starpost/shared";
 import { signalWebhook } from "./append.ts";
+import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
 const REFUSALS = {
@@ -16,11 +17,8 @@ export async function refundStarPayment(d: InvoiceDomain, botId: string, p: Para
   const [status, webhook] = await d.redis.spRefundStarPayment(
     ...logKeys(botId),
     keys.users(botId),
-    keys.charges(botId),
-    keys.starLedger(botId),
-    keys.starBalance(botId),
-    keys.messageSeq(botId),
-    keys.messages(botId),
+    ...moneyKeys(botId),
+    keys.clockOffset(botId),
     ...logArgs(botId),
     ...kindArgs("message"),
     p.telegram_payment_charge_id,

@@ -1,18 +1,24 @@
 --[[
   Answers a pre-checkout query once. On ok, in one step: the charge is recorded, the ledger gets
-  the incoming StarTransaction, the balance grows by the same amount and the successful_payment
-  message is appended to the bot's log (update-log.lua), so the money and the update that tells
-  the bot exist together or not at all. A second answer, on any replica, finds the query no longer
-  pending and changes nothing. The caller wakes the waiting payment afterwards.
+  the incoming StarTransaction, the balance grows by the same amount, the payer's Stars (when
+  finite) shrink by it, a subscription link's payment starts the subscription, and the
+  successful_payment message is appended to the bot's log (update-log.lua), so the money and the
+  update that tells the bot exist together or not at all. A payer short of Stars, or already
+  subscribed from the link, fails the payment instead. A second answer, on any replica, finds the
+  query no longer pending and changes nothing. The caller wakes the waiting payment afterwards.
+  Dates are the bot's clock (real time + KEYS[15]); the answer deadline and update lifetimes are real time.
   KEYS[1..4] the log's keys          KEYS[5] pre-checkout query hash    KEYS[6] charges hash
   KEYS[7] ledger list                KEYS[8] balance                    KEYS[9] message_id counters hash
   KEYS[10] messages hash (the chat's history gets the service message too)
+  KEYS[11] users' Stars hash         KEYS[12] subscriptions hash        KEYS[13] subscribers hash
+  KEYS[14] subscriptions due zset    KEYS[15] the bot's clock offset (s)
   ARGV[1..3] the log's arguments     ARGV[4..6] kind, opt-in, lifetime (ms) of message
   ARGV[7] "1" ok, "0" refused        ARGV[8] error_message (when refused)
-  Returns { "invalid" }, { "declined" } or { "paid", webhook (0/1) }.
+  Returns { "invalid" }, { "declined" }, { "failed" } or { "paid", webhook (0/1) }.
 ]]
 --!include update-log.lua
-local q = redis.call("HMGET", KEYS[5], "state", "deadline", "amount", "chat_id", "charge_id", "charge", "txn", "user", "chat", "paid", "queue")
+local q = redis.call("HMGET", KEYS[5], "state", "deadline", "amount", "chat_id", "charge_id", "charge", "partner", "user",
+  "chat", "paid_head", "queue", "user_id", "period", "link", "txn", "paid")
 if q[1] ~= "pending" then return { "invalid" } end
 local now = now_ms()
 if now > tonumber(q[2]) then return { "invalid" } end
@@ -21,13 +27,49 @@ if ARGV[7] ~= "1" then
   redis.call("HSET", KEYS[5], "state", "declined", "error_message", ARGV[8])
   return { "declined" }
 end
+-- A query recorded before its subscription parts were stored with it: its ledger entry and payment as stored.
+if not q[10] then
+  local c = cjson.decode(q[6])
+  q[7], q[12] = c.partner, c.user_id
+  q[10] = string.sub(q[16], 1, string.find(q[16], ',"telegram_payment_charge_id"', 1, true) - 1)
+end
+local amount = tonumber(q[3])
+local stars = redis.call("HGET", KEYS[11], q[12])
+local period = tonumber(q[13] or "0")
+local subscriber = (q[14] or "") .. ":" .. q[12]
+local why
+if stars and tonumber(stars) < amount then why = "the user does not have enough Stars" end
+if period > 0 and redis.call("HEXISTS", KEYS[13], subscriber) == 1 then why = "the user already has a subscription from this link" end
+if why then
+  redis.call("HSET", KEYS[5], "state", "failed", "error_message", why)
+  return { "failed" }
+end
+
+local date = math.floor(now / 1000) + tonumber(redis.call("GET", KEYS[15]) or "0")
+local charge = cjson.decode(q[6])
+charge.date = date
+local paid = q[10]
+if period > 0 then
+  local expires = date + period
+  paid = paid .. ',"subscription_expiration_date":' .. expires .. ',"is_recurring":true,"is_first_recurring":true'
+  charge.subscription = q[5]
+  redis.call("HSET", KEYS[12], q[5], cjson.encode({
+    id = q[5], link = q[14], user_id = q[12], chat_id = q[4], amount = amount, period = period, expires = expires,
+    state = "active", from_json = q[8], chat_json = q[9], queue = q[11], partner = q[7], paid_head = q[10],
+  }))
+  redis.call("HSET", KEYS[13], subscriber, q[5])
+  redis.call("ZADD", KEYS[14], expires, q[5])
+end
+paid = paid .. ',"telegram_payment_charge_id":' .. cjson.encode(q[5]) .. ',"provider_payment_charge_id":""}'
+
 redis.call("HSET", KEYS[5], "state", "paid")
-redis.call("HSET", KEYS[6], q[5], q[6])
-redis.call("RPUSH", KEYS[7], q[7])
+redis.call("HSET", KEYS[6], q[5], cjson.encode(charge))
+redis.call("RPUSH", KEYS[7], '{"id":' .. cjson.encode(q[5]) .. ',"amount":' .. q[3] .. ',"date":' .. date .. ',"source":' .. q[7] .. '}')
 redis.call("INCRBY", KEYS[8], q[3])
+if stars then redis.call("HINCRBY", KEYS[11], q[12], -amount) end
 local message_id = redis.call("HINCRBY", KEYS[9], q[4], 1)
 local message = '{"message_id":' .. message_id .. ',"from":' .. q[8] .. ',"chat":' .. q[9] ..
-  ',"date":' .. math.floor(now / 1000) .. ',"successful_payment":' .. q[10] .. '}'
+  ',"date":' .. date .. ',"successful_payment":' .. paid .. '}'
 history_record(KEYS[9], KEYS[10], q[4], message_id, message)
 local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, ARGV[1], ARGV[2], ARGV[3])
 log_append(log, ARGV[4], ARGV[5], q[11], now + tonumber(ARGV[6]), message)

@@ -5,9 +5,11 @@ import { defineLuaCommands } from "@starpost/shared";
 const SCRIPTS = {
   spSendInvoice: { file: "send-invoice.lua", keys: 5 },
   spRecordPreCheckout: { file: "record-pre-checkout.lua", keys: 7 },
-  spAnswerPreCheckout: { file: "answer-pre-checkout.lua", keys: 10 },
+  spAnswerPreCheckout: { file: "answer-pre-checkout.lua", keys: 15 },
   spSettlePreCheckout: { file: "settle-pre-checkout.lua", keys: 1 },
-  spRefundStarPayment: { file: "refund-star-payment.lua", keys: 10 },
+  spRefundStarPayment: { file: "refund-star-payment.lua", keys: 12 },
+  spRenewSubscription: { file: "renew-subscription.lua", keys: 14 },
+  spEditSubscription: { file: "edit-subscription.lua", keys: 2 },
   spReplaceMessage: { file: "replace-message.lua", keys: 1 },
 } as const;
 
@@ -21,6 +23,8 @@ declare module "ioredis" {
     spSettlePreCheckout(...args: Arg[]): Promise<[string, string, string]>;
     spRefundStarPayment(...args: Arg[]): Promise<[string, number?]>;
     spReplaceMessage(...args: Arg[]): Promise<number>;
+    spRenewSubscription(...args: Arg[]): Promise<[string, (number | string)?]>;
+    spEditSubscription(...args: Arg[]): Promise<string>;
   }
 }
 

@@ -1,11 +1,12 @@
 --[[
   refundStarPayment, validated and done in one step: the charge is marked refunded, the ledger
   gets the outgoing StarTransaction, the balance shrinks by the same amount and the
-  refunded_payment message is appended to the bot's log (update-log.lua). Concurrent refunds of
-  one charge refund it once.
+  refunded_payment message is appended to the bot's log (update-log.lua); a payer with finite
+  Stars gets them back. Concurrent refunds of one charge refund it once. Dates are the bot's clock.
   KEYS[1..4] the log's keys          KEYS[5] users hash                 KEYS[6] charges hash
   KEYS[7] ledger list                KEYS[8] balance                    KEYS[9] message_id counters hash
   KEYS[10] messages hash (the chat's history gets the service message too)
+  KEYS[11] users' Stars hash         KEYS[12] the bot's clock offset (s)
   ARGV[1..3] the log's arguments     ARGV[4..6] kind, opt-in, lifetime (ms) of message
   ARGV[7] charge id                  ARGV[8] user id
   Returns { "user_not_found" }, { "not_found" }, { "already_refunded" } or { "refunded", webhook (0/1) }.
@@ -26,12 +27,13 @@ if not c.from_json then
 end
 
 local now = now_ms()
-local date = math.floor(now / 1000)
+local date = math.floor(now / 1000) + tonumber(redis.call("GET", KEYS[12]) or "0")
 c.status = "refunded"
 c.refunded_at = date
 redis.call("HSET", KEYS[6], ARGV[7], cjson.encode(c))
 redis.call("RPUSH", KEYS[7], '{"id":' .. cjson.encode(c.id) .. ',"amount":' .. c.amount .. ',"date":' .. date .. ',"receiver":' .. c.partner .. '}')
 redis.call("DECRBY", KEYS[8], c.amount)
+if redis.call("HEXISTS", KEYS[11], ARGV[8]) == 1 then redis.call("HINCRBY", KEYS[11], ARGV[8], c.amount) end
 local message_id = redis.call("HINCRBY", KEYS[9], c.chat_id, 1)
 local message = '{"message_id":' .. message_id .. ',"from":' .. c.from_json .. ',"chat":' .. c.chat_json ..
   ',"date":' .. date .. ',"refunded_payment":' .. c.refunded_payment .. '}'

@@ -1,0 +1,71 @@
+import { Errors, failure, getBot, keys, kindArgs, logArgs, logKeys, success, type ClockBody, type MethodOutcome, type ParamsOf, type UserStarsBody } from "@starpost/shared";
+import { signalWebhook } from "./append.ts";
+import { moneyKeys } from "./ledger.ts";
+import type { InvoiceDomain } from "./deps.ts";
+import { newChargeId } from "./payments.ts";
+
+const EDIT_REFUSALS = {
+  user_not_found: Errors.userNotFound,
+  not_found: Errors.chargeNotFound,
+  expired: Errors.subscriptionExpired,
+} as const;
+
+/** editUserStarSubscription: cancels or re-enables a subscription named by its first charge id, in one Lua step. */
+export async function editUserStarSubscription(d: InvoiceDomain, botId: string, p: ParamsOf<"editUserStarSubscription">): Promise<MethodOutcome> {
+  const status = await d.redis.spEditSubscription(
+    keys.users(botId),
+    keys.subscriptions(botId),
+    p.telegram_payment_charge_id,
+    String(p.user_id),
+    p.is_canceled ? "1" : "0",
+  );
+  if (status !== "ok") return failure(EDIT_REFUSALS[status as keyof typeof EDIT_REFUSALS]());
+  return success(true);
+}
+
+/**
+ * `POST /platform/v1/bots/:botId/clock`: moves the bot's clock forward, then runs every renewal
+ * that has come due, earliest first, each as one Lua step. Renewals left by a process that died
+ * midway run at the next call (`advance_seconds: 0` runs just those).
+ */
+export async function advanceClock(d: InvoiceDomain, botId: string, body: ClockBody): Promise<MethodOutcome> {
+  const { redis } = d;
+  if (!(await getBot(redis, botId))) return failure(Errors.botNotFound());
+  await redis.incrby(keys.clockOffset(botId), body.advance_seconds);
+  let date = 0;
+  let renewals = 0;
+  let ended = 0;
+  let webhook = 0;
+  for (;;) {
+    const [status, detail] = await redis.spRenewSubscription(
+      ...logKeys(botId),
+      ...moneyKeys(botId),
+      keys.subscriptions(botId),
+      keys.subscriptionsDue(botId),
+      keys.clockOffset(botId),
+      keys.subscribers(botId),
+      ...logArgs(botId),
+      ...kindArgs("message"),
+      newChargeId(),
+    );
+    if (status === "none") {
+      date = Number(detail);
+      break;
+    }
+    if (status === "ended") ended++;
+    else {
+      renewals++;
+      if (detail === 1) webhook = 1;
+    }
+  }
+  await signalWebhook(d, botId, webhook);
+  return success({ date, renewals, ended });
+}
+
+/** `PUT /platform/v1/bots/:botId/users/:userId/stars`: a finite balance for the user, or unlimited (null). */
+export async function setUserStars(d: InvoiceDomain, botId: string, userId: string, body: UserStarsBody): Promise<MethodOutcome> {
+  if (!(await getBot(d.redis, botId))) return failure(Errors.botNotFound());
+  if (body.amount === null) await d.redis.hdel(keys.userStars(botId), userId);
+  else await d.redis.hset(keys.userStars(botId), userId, body.amount);
+  return success({ amount: body.amount });
+}

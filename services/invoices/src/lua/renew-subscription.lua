@@ -1,0 +1,60 @@
+--[[
+  The bot's next subscription renewal that has come due (expiration ≤ the bot's clock), in one
+  step. A subscription the bot cancelled, or whose user has fewer Stars than its price, ends
+  (state "expired" or "renewal_failed"; no update: Telegram sends none). Otherwise, together: a
+  new charge, the incoming StarTransaction (its TransactionPartnerUser carries
+  subscription_period), the balance, the payer's Stars, the successful_payment message
+  (is_recurring, not is_first_recurring, the next expiration date) in the chat's history and
+  the bot's log (update-log.lua), and the next expiration. Dates are the moment the renewal came
+  due; update lifetimes are real time.
+  KEYS[1..4] the log's keys          KEYS[5] charges hash               KEYS[6] ledger list
+  KEYS[7] balance                    KEYS[8] message_id counters hash   KEYS[9] messages hash
+  KEYS[10] users' Stars hash         KEYS[11] subscriptions hash        KEYS[12] subscriptions due zset
+  KEYS[13] the bot's clock offset (s) KEYS[14] subscribers hash
+  ARGV[1..3] the log's arguments     ARGV[4..6] kind, opt-in, lifetime (ms) of message
+  ARGV[7] the new charge's id
+  Returns { "none", the bot's clock (Unix s) }, { "ended", first charge id } or { "renewed", webhook (0/1) }.
+]]
+--!include update-log.lua
+local now = now_ms()
+local clock = math.floor(now / 1000) + tonumber(redis.call("GET", KEYS[13]) or "0")
+local due = redis.call("ZRANGE", KEYS[12], 0, 0, "WITHSCORES")
+if #due == 0 or tonumber(due[2]) > clock then return { "none", clock } end
+local id, date = due[1], tonumber(due[2])
+local s = cjson.decode(redis.call("HGET", KEYS[11], id))
+local stars = redis.call("HGET", KEYS[10], s.user_id)
+
+if s.canceled or (stars and tonumber(stars) < s.amount) then
+  s.state = s.canceled and "expired" or "renewal_failed"
+  redis.call("HSET", KEYS[11], id, cjson.encode(s))
+  redis.call("ZREM", KEYS[12], id)
+  local subscriber = s.link .. ":" .. s.user_id
+  if redis.call("HGET", KEYS[14], subscriber) == id then redis.call("HDEL", KEYS[14], subscriber) end
+  return { "ended", id }
+end
+
+local charge_id = ARGV[7]
+local expires = date + s.period
+local charge_json = cjson.encode(charge_id)
+redis.call("HSET", KEYS[5], charge_id, cjson.encode({
+  id = charge_id, status = "paid", user_id = s.user_id, chat_id = s.chat_id, amount = tostring(s.amount),
+  date = date, queue = s.queue, from_json = s.from_json, chat_json = s.chat_json, partner = s.partner,
+  refunded_payment = s.paid_head .. ',"telegram_payment_charge_id":' .. charge_json .. '}', subscription = id,
+}))
+redis.call("RPUSH", KEYS[6], '{"id":' .. charge_json .. ',"amount":' .. s.amount .. ',"date":' .. date .. ',"source":' .. s.partner .. '}')
+redis.call("INCRBY", KEYS[7], s.amount)
+if stars then redis.call("HINCRBY", KEYS[10], s.user_id, -s.amount) end
+s.expires = expires
+s.renewals = (s.renewals or 0) + 1
+redis.call("HSET", KEYS[11], id, cjson.encode(s))
+redis.call("ZADD", KEYS[12], expires, id)
+
+local paid = s.paid_head .. ',"subscription_expiration_date":' .. expires .. ',"is_recurring":true' ..
+  ',"telegram_payment_charge_id":' .. charge_json .. ',"provider_payment_charge_id":""}'
+local message_id = redis.call("HINCRBY", KEYS[8], s.chat_id, 1)
+local message = '{"message_id":' .. message_id .. ',"from":' .. s.from_json .. ',"chat":' .. s.chat_json ..
+  ',"date":' .. date .. ',"successful_payment":' .. paid .. '}'
+history_record(KEYS[8], KEYS[9], s.chat_id, message_id, message)
+local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, ARGV[1], ARGV[2], ARGV[3])
+log_append(log, ARGV[4], ARGV[5], s.queue, now + tonumber(ARGV[6]), message)
+return { "renewed", log_close(log) }
