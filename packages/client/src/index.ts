@@ -25,6 +25,11 @@ export class Starpost {
     const bot = await this.http.request<User & { token: string; username: string }>("POST", "/bots", opts);
     return new StarpostBot(this.http, bot);
   }
+
+  /** A handle on a bot registered before (by this client, another process, or a test's setup). */
+  bot(info: { id: number; username: string; first_name: string; token: string }): StarpostBot {
+    return new StarpostBot(this.http, info);
+  }
 }
 
 export class StarpostBot {
