@@ -10,14 +10,14 @@ import {
   sendError,
   sendOutcome,
   UserMessageBody,
+  isBotId,
+  isChatId,
 } from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import { chatHistory } from "../messages/history.ts";
 import { pressButton, sendUserMessage } from "../messages/user-side.ts";
 
 type ChatParams = { Params: { botId: string; chatId: string } };
-const isBotId = (s: string) => /^\d{1,16}$/.test(s);
-const isChatId = (s: string) => /^-?\d{1,16}$/.test(s);
 
 /**
  * The user's side of a chat (`/platform/v1/bots/:botId/chats/:chatId/…`, forwarded by the

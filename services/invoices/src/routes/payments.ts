@@ -1,16 +1,28 @@
 import type { FastifyInstance } from "fastify";
-import { ClockBody, Errors, getBot, LinkPaymentBody, parseWith, PaymentBody, sendError, sendOutcome, StarsQuery, success, UserStarsBody } from "@starpost/shared";
+import {
+  ClockBody,
+  Errors,
+  getBot,
+  isBotId,
+  isChatId,
+  LinkPaymentBody,
+  parseWith,
+  PaymentBody,
+  sendError,
+  sendOutcome,
+  StarsQuery,
+  success,
+  UserStarsBody,
+} from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import { getMyStarBalance, getStarTransactions } from "../domain/ledger.ts";
 import { pay, payLink } from "../domain/payments.ts";
 import { advanceClock, setUserStars } from "../domain/subscriptions.ts";
 
-const isId = (s: string) => /^\d{1,16}$/.test(s);
-
 /** The payment, subscription and Stars routes of the platform API, forwarded by the gateway after its bearer check. */
 export function registerPaymentRoute(app: FastifyInstance, d: InvoiceDomain) {
   app.post<{ Params: { botId: string } }>("/internal/platform/bots/:botId/payments", async (req, reply) => {
-    if (!isId(req.params.botId)) return sendError(reply, Errors.botNotFound());
+    if (!isBotId(req.params.botId)) return sendError(reply, Errors.botNotFound());
     const body = parseWith(PaymentBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
     return sendOutcome(reply, await pay(d, req.params.botId, body.params));
@@ -19,7 +31,7 @@ export function registerPaymentRoute(app: FastifyInstance, d: InvoiceDomain) {
   /** The balance and the ledger as getMyStarBalance and getStarTransactions show them to the bot. */
   app.get<{ Params: { botId: string } }>("/internal/platform/bots/:botId/stars", async (req, reply) => {
     const { botId } = req.params;
-    if (!isId(botId) || !(await getBot(d.redis, botId))) return sendError(reply, Errors.botNotFound());
+    if (!isBotId(botId) || !(await getBot(d.redis, botId))) return sendError(reply, Errors.botNotFound());
     const query = parseWith(StarsQuery, req.query ?? {});
     if (!query.ok) return sendError(reply, query.error);
     const [balance, ledger] = await Promise.all([
@@ -31,20 +43,20 @@ export function registerPaymentRoute(app: FastifyInstance, d: InvoiceDomain) {
     return sendOutcome(reply, success({ balance: balance.result, ...(ledger.result as object) }));
   });
   app.post<{ Params: { botId: string } }>("/internal/platform/bots/:botId/invoice_links/pay", async (req, reply) => {
-    if (!isId(req.params.botId)) return sendError(reply, Errors.botNotFound());
+    if (!isBotId(req.params.botId)) return sendError(reply, Errors.botNotFound());
     const body = parseWith(LinkPaymentBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
     return sendOutcome(reply, await payLink(d, req.params.botId, body.params));
   });
   app.post<{ Params: { botId: string } }>("/internal/platform/bots/:botId/clock", async (req, reply) => {
-    if (!isId(req.params.botId)) return sendError(reply, Errors.botNotFound());
+    if (!isBotId(req.params.botId)) return sendError(reply, Errors.botNotFound());
     const body = parseWith(ClockBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
     return sendOutcome(reply, await advanceClock(d, req.params.botId, body.params));
   });
   app.put<{ Params: { botId: string; userId: string } }>("/internal/platform/bots/:botId/users/:userId/stars", async (req, reply) => {
-    if (!isId(req.params.botId)) return sendError(reply, Errors.botNotFound());
-    if (!isId(req.params.userId) || Number(req.params.userId) <= 0) return sendError(reply, Errors.userIdInvalid());
+    if (!isBotId(req.params.botId)) return sendError(reply, Errors.botNotFound());
+    if (!isChatId(req.params.userId) || Number(req.params.userId) <= 0) return sendError(reply, Errors.userIdInvalid());
     const body = parseWith(UserStarsBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
     return sendOutcome(reply, await setUserStars(d, req.params.botId, req.params.userId, body.params));

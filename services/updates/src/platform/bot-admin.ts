@@ -15,10 +15,10 @@ import {
   sendError,
   sendOutcome,
   success,
+  isBotId,
 } from "@starpost/shared";
 
 type BotParams = { Params: { botId: string } };
-const isBotId = (s: string) => /^\d{1,16}$/.test(s);
 
 /** `DELETE /platform/v1/bots/:botId`: the bot and all its data in one step, then its global index entries. */
 export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {

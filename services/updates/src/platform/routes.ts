@@ -1,6 +1,19 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { ChatBody, CreateBotBody, Errors, failure, keys, parseWith, saveChat, sendError, sendOutcome, success } from "@starpost/shared";
+import {
+  ChatBody,
+  CreateBotBody,
+  Errors,
+  failure,
+  keys,
+  parseWith,
+  saveChat,
+  sendError,
+  sendOutcome,
+  success,
+  isBotId,
+  isChatId,
+} from "@starpost/shared";
 import { registerBotAdminRoutes } from "./bot-admin.ts";
 import { registerViewRoutes } from "./views.ts";
 import { createBot, rotateToken } from "./bots.ts";
@@ -8,7 +21,6 @@ import { ingestUpdates, type IngestDeps } from "./ingest.ts";
 
 type BotParams = { Params: { botId: string; chatId?: string } };
 
-const isId = (s: string | undefined) => s !== undefined && /^-?\d{1,16}$/.test(s);
 
 /** The platform routes this service owns, behind the gateway's bearer check (`/internal/platform/*`). */
 export function registerPlatformRoutes(app: FastifyInstance, deps: IngestDeps & { redis: Redis }) {
@@ -21,14 +33,14 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: IngestDeps & 
   });
 
   app.post<BotParams>("/internal/platform/bots/:botId/token", async (req, reply) => {
-    if (!isId(req.params.botId)) return sendError(reply, Errors.botNotFound());
+    if (!isBotId(req.params.botId)) return sendError(reply, Errors.botNotFound());
     return sendOutcome(reply, await rotateToken(redis, req.params.botId));
   });
 
   app.put<BotParams>("/internal/platform/bots/:botId/chats/:chatId", async (req, reply) => {
     const { botId, chatId } = req.params;
-    if (!isId(botId) || !(await redis.exists(keys.bot(botId)))) return sendError(reply, Errors.botNotFound());
-    if (!isId(chatId)) return sendError(reply, Errors.chatInvalid("the chat id must be an integer"));
+    if (!isBotId(botId) || !(await redis.exists(keys.bot(botId)))) return sendError(reply, Errors.botNotFound());
+    if (!isChatId(chatId)) return sendError(reply, Errors.chatInvalid("the chat id must be an integer"));
     const body = parseWith(ChatBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
     const chat = { id: Number(chatId), ...body.params };
@@ -43,7 +55,7 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: IngestDeps & 
   registerViewRoutes(app, redis);
 
   app.post<BotParams>("/internal/platform/bots/:botId/updates", async (req, reply) => {
-    if (!isId(req.params.botId)) return sendError(reply, Errors.botNotFound());
+    if (!isBotId(req.params.botId)) return sendError(reply, Errors.botNotFound());
     return sendOutcome(reply, await ingestUpdates(deps, req.params.botId, req.body));
   });
 }

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { Errors, getBot, keys, sendError, sendOutcome, STATUS, success, type BotRecord, type Chat } from "@starpost/shared";
+import { Errors, getBot, isBotId, keys, sendError, sendOutcome, STATUS, success, type BotRecord, type Chat } from "@starpost/shared";
 import { getWebhookInfo } from "../webhook/info.ts";
 
 type BotParams = { Params: { botId: string } };
-const isBotId = (s: string) => /^\d{1,16}$/.test(s);
 
 /** What the console (and any operator's tool) reads: the bots, a bot's chats, its webhook. */
 export function registerViewRoutes(app: FastifyInstance, redis: Redis) {
