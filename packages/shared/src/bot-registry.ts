@@ -46,13 +46,15 @@ export async function getBot(redis: Redis, botId: string): Promise<BotRecord | u
   return { id: botId, username, first_name: firstName ?? username };
 }
 
+/** The bot as a User where it appears in messages (`Message.from`), in the Bot API's key order. */
+export function botFrom(bot: BotRecord) {
+  return { id: Number(bot.id), is_bot: true as const, first_name: bot.first_name, username: bot.username };
+}
+
 /** The Bot API User object of a bot, as getMe returns it. */
 export function botUser(bot: BotRecord) {
   return {
-    id: Number(bot.id),
-    is_bot: true,
-    first_name: bot.first_name,
-    username: bot.username,
+    ...botFrom(bot),
     can_join_groups: true,
     can_read_all_group_messages: false,
     supports_inline_queries: false,

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { getBot } from "@starpost/shared";
+import { botFrom, getBot } from "@starpost/shared";
 
 /** How long a bot's User JSON is reused: bots cannot be renamed, only re-tokened. */
 const TTL_MS = 60_000;
@@ -17,7 +17,7 @@ export class BotUsers {
     if (hit && Date.now() - hit.at < TTL_MS) return hit.json;
     const bot = await getBot(this.redis, botId);
     if (!bot) return undefined;
-    const json = JSON.stringify({ id: Number(bot.id), is_bot: true, first_name: bot.first_name, username: bot.username });
+    const json = JSON.stringify(botFrom(bot));
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(botId, { json, at: Date.now() });
     return json;

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import {
+  botFrom,
   Errors,
   failure,
   hashToken,
@@ -61,7 +62,7 @@ export async function createBot(redis: Redis, body: CreateBotBody): Promise<Meth
     await redis.del(keys.bot(id));
     return failure(Errors.usernameTaken());
   }
-  return success({ id: Number(id), is_bot: true, first_name: firstName, username: body.username, token });
+  return success({ ...botFrom({ id, username: body.username, first_name: firstName }), token });
 }
 
 /** `POST /platform/v1/bots/:botId/token`: a new token; the old one fails at once everywhere. */
