@@ -6,15 +6,21 @@
  */
 import { spawnSync } from "node:child_process";
 import { startRedis, stopProcess } from "@starpost/testkit";
-import { bareCeiling, UPDATE_BODY } from "./lib/ceiling.ts";
+import { ceilings, UPDATE_BODY } from "./lib/ceiling.ts";
 import { autocannon } from "./lib/load.ts";
 import { startScript } from "./lib/processes.ts";
 import { report, type Figure } from "./lib/report.ts";
 
 const figures: Figure[] = [];
 
-const get = await bareCeiling({ connections: 64 });
-figures.push({ bench: "ceiling", name: "bare fastify, fixed JSON (GET, 64 conns)", value: get.rps, unit: "req/s", note: `p50 ${get.p50} ms, p99 ${get.p99} ms` });
+const c = await ceilings({ connections: 64 });
+const get = c.bare;
+figures.push({ bench: "ceiling", name: "bare fastify, fixed JSON (GET, 64 conns)", value: get.rps, unit: "req/s", note: `p50 ${get.p50} ms, p99 ${get.p99} ms; CPU ${Math.round(get.cpuUsPerRequest.bare!)} µs per call` });
+for (const hop of ["tcp", "unix"] as const) {
+  const f = c[hop];
+  const name = `two-hop floor: fastify → undici pool → fastify, ${hop === "tcp" ? "TCP" : "Unix socket"} (GET, 64 conns)`;
+  figures.push({ bench: "ceiling", name, value: f.rps, unit: "req/s", ceiling: { name: "bare req/s", value: get.rps }, ratio: f.rps / get.rps, note: `p50 ${f.p50} ms, p99 ${f.p99} ms; CPU ${Math.round(f.cpuUsPerRequest.floor!)} µs per call (both processes)` });
+}
 
 const receiver = await startScript("./receiver.ts");
 try {
