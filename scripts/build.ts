@@ -3,7 +3,8 @@
  * dist/<service>.mjs, with the workspace packages and every npm dependency inlined, so the image
  * needs nothing but `node` and dist/. dist/healthcheck.mjs is the image's HEALTHCHECK. The Lua
  * scripts the services load at start are copied beside the bundles (their names are unique).
- * Tests, `npm start` and the benchmarks keep running the TypeScript sources.
+ * dist/start.mjs is `npm start`'s starter (scripts/start.ts), which runs the service bundles.
+ * Tests and the benchmarks keep running the TypeScript sources.
  */
 import { build } from "esbuild";
 import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
@@ -22,6 +23,7 @@ export async function buildDist(dist = join(REPO_ROOT, "dist")): Promise<{ servi
     entryPoints: [
       ...services.map((s) => ({ in: join(REPO_ROOT, "services", s, "src/main.ts"), out: s })),
       { in: join(REPO_ROOT, "scripts/healthcheck.ts"), out: "healthcheck" },
+      { in: join(REPO_ROOT, "scripts/start.ts"), out: "start" },
     ],
     outdir: dist,
     outExtension: { ".js": ".mjs" },
