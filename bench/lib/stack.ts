@@ -10,13 +10,15 @@ export const PLATFORM_TOKEN = "bench-platform-token-0123456789";
 
 export type BenchStack = LocalStack;
 
-export function startBenchStack(opts: { workers?: number; env?: Record<string, string>; aof?: "always" | "everysec" | "no" } = {}): Promise<BenchStack> {
+export function startBenchStack(opts: { workers?: number; env?: Record<string, string>; aof?: "always" | "everysec" | "no"; nodeArgs?: string[]; dist?: string } = {}): Promise<BenchStack> {
   const aof = opts.aof ?? (process.env.BENCH_AOF === "no" ? "no" : "always");
   return startLocalStack({
     appendonly: aof !== "no",
     appendfsync: aof === "no" ? undefined : aof,
     platformToken: PLATFORM_TOKEN,
     workers: opts.workers ?? 0,
+    nodeArgs: opts.nodeArgs,
+    dist: opts.dist,
     env: { LOG_LEVEL: "warn", ...opts.env },
   });
 }
