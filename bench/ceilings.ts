@@ -6,7 +6,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { startRedis, stopProcess } from "@starpost/testkit";
-import { ceilings, UPDATE_BODY } from "./lib/ceiling.ts";
+import { ceilings, twoHopFloor, UPDATE_BODY } from "./lib/ceiling.ts";
 import { autocannon } from "./lib/load.ts";
 import { startScript } from "./lib/processes.ts";
 import { report, type Figure } from "./lib/report.ts";
@@ -21,6 +21,10 @@ for (const hop of ["tcp", "unix"] as const) {
   const name = `two-hop floor: fastify → undici pool → fastify, ${hop === "tcp" ? "TCP" : "Unix socket"} (GET, 64 conns)`;
   figures.push({ bench: "ceiling", name, value: f.rps, unit: "req/s", ceiling: { name: "bare req/s", value: get.rps }, ratio: f.rps / get.rps, note: `p50 ${f.p50} ms, p99 ${f.p99} ms; CPU ${Math.round(f.cpuUsPerRequest.floor!)} µs per call (both processes)` });
 }
+// The hop's alternatives: HTTP/1.1 pipelining (8 requests in flight on each of 8 sockets) against
+// the keep-alive pool (one in flight on each of 64), on the Unix socket.
+const piped = await twoHopFloor("unix", { connections: 64 }, 8);
+figures.push({ bench: "ceiling", name: "two-hop floor, Unix socket, pipelining 8 on 8 sockets (GET, 64 conns)", value: piped.rps, unit: "req/s", ceiling: { name: "keep-alive pool req/s", value: c.unix.rps }, ratio: piped.rps / c.unix.rps, note: `p50 ${piped.p50} ms, p99 ${piped.p99} ms; CPU ${Math.round(piped.cpuUsPerRequest.floor!)} µs per call (both processes)` });
 
 const receiver = await startScript("./receiver.ts");
 try {

@@ -21,6 +21,8 @@ import { Supervisor } from "../packages/testkit/src/supervisor.ts";
 
 const data = process.env.STARPOST_DATA_DIR ?? join(REPO_ROOT, ".data");
 mkdirSync(join(data, "redis"), { recursive: true });
+// Gateway, workers and services share this host: they talk over Unix sockets here (INTERNAL_SOCKET_DIR).
+mkdirSync(join(data, "sockets"), { recursive: true });
 const supervisor = new Supervisor({ log: (line) => process.stderr.write(`starpost: ${line}\n`) });
 
 function platformToken(): string {
@@ -46,6 +48,7 @@ const stack = await startProcessStack({
   gatewayPort: port,
   logDir: join(data, "logs"),
   supervisor,
+  extraEnv: { INTERNAL_SOCKET_DIR: join(data, "sockets") },
   env: {
     PLATFORM_TOKEN: token,
     INTERNAL_TOKEN: randomBytes(16).toString("hex"),

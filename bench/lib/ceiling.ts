@@ -27,12 +27,12 @@ export type Hop = "tcp" | "unix";
  * process), over TCP or a Unix socket, under the same load generator settings. CPU per call is the
  * sum of both processes (`floor`).
  */
-export async function twoHopFloor(hop: Hop, o: Omit<LoadOptions, "url"> = {}): Promise<LoadResult> {
+export async function twoHopFloor(hop: Hop, o: Omit<LoadOptions, "url"> = {}, pipelining = 1): Promise<LoadResult> {
   const socket = join(tmpdir(), `starpost-floor-${process.pid}-${Date.now()}.sock`);
   rmSync(socket, { force: true });
   const service = await startScript("./two-hop.ts", { ROLE: "service", ...(hop === "unix" ? { SOCKET: socket } : {}) });
   try {
-    const gateway = await startScript("./two-hop.ts", { ROLE: "gateway", ...(hop === "unix" ? { SOCKET: socket } : { SERVICE_PORT: String(service.port) }) });
+    const gateway = await startScript("./two-hop.ts", { ROLE: "gateway", PIPELINING: String(pipelining), ...(hop === "unix" ? { SOCKET: socket } : { SERVICE_PORT: String(service.port) }) });
     try {
       const r = await autocannon({ ...o, url: `http://127.0.0.1:${gateway.port}/`, cpuOf: { gateway: gateway.child.pid!, service: service.child.pid! } });
       r.cpuUsPerRequest = { floor: (r.cpuUsPerRequest.gateway ?? 0) + (r.cpuUsPerRequest.service ?? 0) };

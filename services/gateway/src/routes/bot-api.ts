@@ -73,7 +73,8 @@ export function registerBotApi(app: FastifyInstance, { redis, services, botCache
       if (!parsed.ok) return sendError(reply, parsed.error);
       return sendOutcome(reply, own[method]!(auth.bot));
     }
-    const longPoll = (spec as MethodSpec).longPoll === true;
+    // A poll with timeout 0 (or none) answers at once: it is not held, so it needs no abort signal.
+    const longPoll = (spec as MethodSpec).longPoll === true && Number(params.timeout ?? 0) > 0;
     // Only a long poll is given up when its caller leaves: any other call is short and runs to its
     // end (an abort listener per call is measurable on the hot path).
     const signal = longPoll ? AbortSignal.any([abortOnClose(reply), closing.signal]) : undefined;
