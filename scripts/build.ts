@@ -2,12 +2,13 @@
  * `pnpm run build`: the production build. Each service's src/main.ts becomes one ES module,
  * dist/<service>.mjs, with the workspace packages and every npm dependency inlined, so the image
  * needs nothing but `node` and dist/. dist/healthcheck.mjs is the image's HEALTHCHECK. The Lua
- * scripts the services load at start are copied beside the bundles (their names are unique).
- * dist/start.mjs is `npm start`'s starter (scripts/start.ts), which runs the service bundles.
- * Tests and the benchmarks keep running the TypeScript sources.
+ * scripts the services load at start are copied beside the bundles (their names are unique), and
+ * the gateway's console files into dist/console/. dist/start.mjs is `npm start`'s starter
+ * (scripts/start.ts), which runs the service bundles. Tests and the benchmarks (with
+ * BENCH_FROM_SOURCE=true) run the TypeScript sources.
  */
 import { build } from "esbuild";
-import { copyFileSync, mkdirSync, readdirSync, rmSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -44,6 +45,8 @@ export async function buildDist(dist = join(REPO_ROOT, "dist")): Promise<{ servi
       copyFileSync(join(REPO_ROOT, dir, file), join(dist, file));
     }
   }
+  // The gateway's console: static files read beside the bundle (dist/console/).
+  cpSync(join(REPO_ROOT, "services/gateway/src/console"), join(dist, "console"), { recursive: true });
   return { services, lua };
 }
 

@@ -2,7 +2,7 @@
 # Installs what `npm start`, `npm test` and `npm run bench` need on a fresh clone:
 # pnpm (through corepack), the workspace's packages, and redis-server when the machine has none.
 # `setup.sh test` also brings Debian's python-telegram-bot, a client in another language that the
-# end-to-end suite runs against starpost.
+# end-to-end suite runs against starpost, and Debian's chromium, which the console's browser test drives.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export COREPACK_ENABLE_DOWNLOAD_PROMPT=0
@@ -41,4 +41,10 @@ fi
 
 if [ "${1:-}" = "test" ] && ! /usr/bin/python3 -c "import telegram" >/dev/null 2>&1; then
   apt_install python3-python-telegram-bot "the end-to-end suite runs python-telegram-bot" || exit 1
+fi
+
+if [ "${1:-}" = "test" ] && [ -z "${CHROMIUM_PATH:-}" ] && ! [ -x /usr/bin/chromium ]; then
+  apt_install chromium "the console's browser test drives Chromium" || exit 1
+  # Emoji in the console's screenshots (Stars, the shop's texts); the test passes without them.
+  apt_install fonts-noto-color-emoji "emoji in the console's screenshots" || true
 fi

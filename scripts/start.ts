@@ -69,6 +69,7 @@ starpost is running (${[...(redis.process ? [`redis-server pid ${redis.process.p
 
   Bot API root     ${root}          (bots call ${root}/bot<token>/<method>)
   Platform API     ${root}/platform/v1   Authorization: Bearer ${token}
+  Console          ${root}/console   (sign in with the platform token)
   Redis            ${redis.url}${process.env.REDIS_URL ? "" : `   (data in ${join(data, "redis")})`}
   Logs             ${join(data, "logs")}
 

@@ -32,10 +32,10 @@ const healthcheck = (service: string, env: Record<string, string>) =>
   );
 
 describe("pnpm run build", () => {
-  it("writes one bundle per compose service, the health check, the starter and the Lua scripts, and nothing else", () => {
+  it("writes one bundle per compose service, the health check, the starter, the Lua scripts and the console, and nothing else", () => {
     const bundles = readCompose({ PLATFORM_TOKEN: "only-to-read-the-file" }).map((s) => s.bundle.replace("dist/", ""));
     expect(bundles.sort()).toEqual(built.services.map((s) => `${s}.mjs`).sort());
-    expect(readdirSync(dist).sort()).toEqual([...bundles, "healthcheck.mjs", "start.mjs", ...built.lua].sort());
+    expect(readdirSync(dist).sort()).toEqual([...bundles, "healthcheck.mjs", "start.mjs", ...built.lua, "console"].sort());
     expect(built.lua.length).toBeGreaterThanOrEqual(8);
   });
 
@@ -53,6 +53,14 @@ describe("pnpm run build", () => {
     expect(pushed.status).toBe(200);
     const got = await call("getUpdates", { timeout: 5 });
     expect(got.body.result.map((u: { message: { text: string } }) => u.message.text)).toEqual(["built"]);
+  });
+
+  it("serves the console, the OpenAPI description and prom-client's metrics from the bundles", async () => {
+    const page = await fetch(`${local.gatewayUrl}/console/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<script type="module" src="/console/console.js">');
+    expect((await (await fetch(`${local.gatewayUrl}/platform/v1/openapi.json`)).json()).openapi).toBe("3.1.0");
+    expect(await (await fetch(`${local.gatewayUrl}/metrics`)).text()).toMatch(/^nodejs_eventloop_lag_p99_seconds\{service="gateway"\} /m);
   });
 
   it("health check: exit 0 for each running service, 1 once the service is gone", async () => {

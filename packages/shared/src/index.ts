@@ -15,6 +15,8 @@ export * from "./params/coerce.ts";
 export * from "./params/entities.ts";
 export * from "./params/parse.ts";
 export * from "./params/platform.ts";
+export * from "./params/platform-routes.ts";
+export * from "./openapi.ts";
 export * from "./params/raw.ts";
 export * from "./pubsub.ts";
 export * from "./redis.ts";

@@ -95,12 +95,12 @@ export interface OpsOptions {
 
 /** /healthz (alive), /readyz (dependencies reachable), /metrics (Prometheus text), request metrics. */
 export function registerOps(app: FastifyInstance, { registry, ready }: OpsOptions) {
-  const requests = registry.counter("starpost_http_requests_total", "HTTP requests answered, by route and status");
-  const latency = registry.histogram("starpost_http_request_duration_seconds", "HTTP request latency, by route");
+  const requests = registry.counter("starpost_http_requests_total", "HTTP requests answered, by route and status", ["route", "status"]);
+  const latency = registry.histogram("starpost_http_request_duration_seconds", "HTTP request latency, by route", ["route"]);
   app.addHook("onResponse", async (req, reply) => {
     const route = req.routeOptions.url ?? "unmatched";
     requests.inc({ route, status: reply.statusCode });
-    latency.observe(reply.elapsedTime / 1000, { route });
+    latency.observe({ route }, reply.elapsedTime / 1000);
     req.log.debug({ req, status: reply.statusCode, ms: reply.elapsedTime }, "request");
   });
   app.get("/healthz", async () => ({ ok: true }));
@@ -108,7 +108,7 @@ export function registerOps(app: FastifyInstance, { registry, ready }: OpsOption
     const ok = await ready().catch(() => false);
     return reply.code(ok ? 200 : 503).send({ ok });
   });
-  app.get("/metrics", async (_req, reply) => reply.type("text/plain; version=0.0.4").send(await registry.render()));
+  app.get("/metrics", async (_req, reply) => reply.type(registry.contentType).send(await registry.render()));
 }
 
 export { METHODS };

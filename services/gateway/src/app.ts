@@ -15,6 +15,7 @@ import { registerBotApi } from "./routes/bot-api.ts";
 import { registerRequestLog } from "./routes/bot-calls.ts";
 import { registerPlatformApi } from "./routes/platform.ts";
 import type { BotCache } from "./bot-cache.ts";
+import { registerConsole } from "./console.ts";
 
 export interface GatewayDeps {
   redis: Redis;
@@ -31,7 +32,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   // Node's own header limit (16 KiB) would refuse a GET whose query string the reference accepts.
   const http = { http: { maxHeaderSize: MAX_HEADER_SIZE } } as object;
   const app = createHttpServer(deps.logger, { bodyLimit: BODY_LIMIT, return503OnClosing: false, ...http }, forwardFailed);
-  const registry = deps.registry ?? new Registry();
+  const registry = deps.registry ?? new Registry("gateway");
 
   registerBodyParsers(app);
   registerOps(app, {
@@ -42,7 +43,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       (await deps.services.ping("invoices")),
   });
   registerPlatformApi(app, { services: deps.services, platformToken: deps.platformToken });
-  registerRequestLog(app, deps.redis, deps.logger);
+  registerConsole(app);
+  registerRequestLog(app, deps.redis, deps.logger, registry);
   registerBotApi(app, { redis: deps.redis, services: deps.services, botCache: deps.botCache });
   if (deps.botCache) app.addHook("onClose", () => deps.botCache!.close());
 

@@ -44,7 +44,7 @@ export interface InvoicesDeps {
  */
 export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   const app = createHttpServer(deps.logger, { bodyLimit: 2 * 1024 * 1024 });
-  const registry = deps.registry ?? new Registry();
+  const registry = deps.registry ?? new Registry("invoices");
   defineInvoiceScripts(deps.redis);
   const waiters = new AnswerWaiters(deps.subscriber, keys.preCheckoutChannel);
   const chatWaiters = new AnswerWaiters(deps.subscriber, keys.chatWakeChannel);
@@ -52,7 +52,7 @@ export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   registry.gauge("starpost_payments_waiting", "Payments waiting for the bot's pre-checkout answer", () => waiters.size);
   registry.gauge("starpost_history_reads_waiting", "Chat history reads held until the bot's next message", () => chatWaiters.size);
   registry.gauge("starpost_presses_waiting", "Button presses waiting for the bot's callback answer", () => callbackWaiters.size);
-  const payments = registry.counter("starpost_payments_total", "Payments by final status (paid, declined, expired)");
+  const payments = registry.counter("starpost_payments_total", "Payments by final status (paid, declined, expired)", ["status"]);
 
   const domain: InvoiceDomain = {
     redis: deps.redis,

@@ -65,8 +65,8 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 
   deps.registry.gauge("starpost_webhook_queue_depth", "Drain jobs (one per bot with pending updates) by state", async () => {
     const counts = await queue.counts("wait", "active", "delayed");
-    return new Map(Object.entries(counts).map(([state, n]) => [`state="${state}"`, n]));
-  });
+    return Object.entries(counts).map(([state, n]) => [{ state }, n]);
+  }, ["state"]);
 
   const drainDeps = {
     redis,

@@ -7,7 +7,7 @@ export function startWorker(stack: TestStack, overrides: Partial<Omit<DeliveryWo
   const redis = createRedis({ url: stack.redisServer.url, logger: stack.logger, role: "test-worker" });
   const connection = createRedis({ url: stack.redisServer.url, logger: stack.logger, role: "test-worker-queue", bullmq: true });
   const services = new ServiceClient({ invoices: stack.invoicesUrl, updates: stack.updatesUrl }, "test-internal-token");
-  const registry = new Registry();
+  const registry = new Registry("webhook-worker");
   const { sender, ...rest } = overrides;
   const worker = buildWorker({
     redis,

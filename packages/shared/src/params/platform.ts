@@ -97,3 +97,13 @@ export const FaultBody = z
 export type FaultBody = z.infer<typeof FaultBody>;
 
 export const RequestsQuery = z.object({ limit: queryInt("limit", 1, 100) });
+
+export const StarsQuery = z.object({ offset: queryInt("offset", 0, Number.MAX_SAFE_INTEGER), limit: queryInt("limit", 1, 100) });
+export type StarsQuery = z.infer<typeof StarsQuery>;
+
+/**
+ * What POST …/updates takes, for the description: one Update without update_id (one kind key) or
+ * up to 1000. The ingest checks each update further (known kind, one that starpost produces).
+ */
+const NewUpdate = z.record(z.string(), z.looseObject({}));
+export const UpdatesBody = z.union([NewUpdate, z.array(NewUpdate).max(1000)]);

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
-import { faultError, loggedParams, recordRequest, sendError, takeFault, type BotApiError, type Logger } from "@starpost/shared";
+import { faultError, findMethod, loggedParams, recordRequest, sendError, takeFault, type BotApiError, type Logger, type Registry } from "@starpost/shared";
 
 /**
  * What the platform API shows and scripts about a bot's calls, kept out of the request path's
@@ -39,12 +39,14 @@ export async function applyFault(redis: Redis, req: FastifyRequest, reply: Fasti
   return true;
 }
 
-/** Records each bot call's outcome in the bot's request log once the answer is sent. */
-export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: Logger) {
+/** Records each bot call's outcome in the bot's request log (and the calls metric) once the answer is sent. */
+export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: Logger, registry: Registry) {
+  const counted = registry.counter("starpost_bot_api_calls_total", "Bot API calls answered, by method (unknown names as \"unknown\") and HTTP status", ["method", "status"]);
   app.addHook("onSend", async (req, reply, payload) => {
     const call = calls.get(req);
     if (!call) return payload;
     const status = reply.statusCode;
+    counted.inc({ method: findMethod(call.method) ?? "unknown", status });
     let error: { error_code?: number; description?: string } = {};
     if (status !== 200) {
       try {

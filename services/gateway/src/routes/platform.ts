@@ -1,31 +1,18 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { abortOnClose, Errors, secretMatches, sendError, type ServiceClient } from "@starpost/shared";
+import { abortOnClose, Errors, PLATFORM_ROUTES, platformOpenApi, secretMatches, sendError, type ServiceClient } from "@starpost/shared";
 import { readPlatformBody } from "./body.ts";
 
 /**
  * The platform API (`/platform/v1/*`, bearer PLATFORM_TOKEN): the gateway checks the token and
- * forwards each route to the service that owns it.
+ * forwards each route of PLATFORM_ROUTES to the service that owns it. Its OpenAPI description is
+ * public at /platform/v1/openapi.json.
  */
-const ROUTES: { method: "GET" | "POST" | "PUT" | "DELETE"; url: string; service: "updates" | "invoices" }[] = [
-  { method: "POST", url: "/bots", service: "updates" },
-  { method: "DELETE", url: "/bots/:botId", service: "updates" },
-  { method: "POST", url: "/bots/:botId/token", service: "updates" },
-  { method: "PUT", url: "/bots/:botId/chats/:chatId", service: "updates" },
-  { method: "POST", url: "/bots/:botId/updates", service: "updates" },
-  { method: "POST", url: "/bots/:botId/payments", service: "invoices" },
-  { method: "POST", url: "/bots/:botId/chats/:chatId/messages", service: "invoices" },
-  { method: "GET", url: "/bots/:botId/chats/:chatId/messages", service: "invoices" },
-  { method: "POST", url: "/bots/:botId/chats/:chatId/callback_queries", service: "invoices" },
-  { method: "POST", url: "/bots/:botId/faults", service: "updates" },
-  { method: "GET", url: "/bots/:botId/faults", service: "updates" },
-  { method: "DELETE", url: "/bots/:botId/faults", service: "updates" },
-  { method: "GET", url: "/bots/:botId/requests", service: "updates" },
-];
-
 export function registerPlatformApi(app: FastifyInstance, deps: { services: ServiceClient; platformToken: string }) {
   const authorized = (header: string | undefined) => secretMatches(header, `Bearer ${deps.platformToken}`);
+  const openApi = JSON.stringify(platformOpenApi());
+  app.get("/platform/v1/openapi.json", async (_req, reply) => reply.type("application/json").send(openApi));
 
-  for (const route of ROUTES) {
+  for (const route of PLATFORM_ROUTES) {
     app.route({
       method: route.method,
       url: `/platform/v1${route.url}`,

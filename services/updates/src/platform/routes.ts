@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import { ChatBody, CreateBotBody, Errors, failure, keys, parseWith, saveChat, sendError, sendOutcome, success } from "@starpost/shared";
 import { registerBotAdminRoutes } from "./bot-admin.ts";
+import { registerViewRoutes } from "./views.ts";
 import { createBot, rotateToken } from "./bots.ts";
 import { ingestUpdates, type IngestDeps } from "./ingest.ts";
 
@@ -39,6 +40,7 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: IngestDeps & 
   });
 
   registerBotAdminRoutes(app, redis);
+  registerViewRoutes(app, redis);
 
   app.post<BotParams>("/internal/platform/bots/:botId/updates", async (req, reply) => {
     if (!isId(req.params.botId)) return sendError(reply, Errors.botNotFound());

@@ -27,6 +27,7 @@ interface Waiter {
   offset: number;
   limit: number;
   deadline: number;
+  started: number;
   /** a read of the log is in flight. */
   reading: boolean;
   /** woken while a read was in flight: read again. */
@@ -182,6 +183,7 @@ export class PollHub implements PollTerminator {
       offset: req.offset,
       limit: req.limit,
       deadline: Date.now() + req.timeoutMs,
+      started: performance.now(),
       reading: false,
       dirty: false,
       expired: false,
@@ -270,6 +272,7 @@ export class PollHub implements PollTerminator {
     clearTimeout(w.deadlineTimer);
     this.unregister(w);
     this.metrics.answered.inc({ end });
+    this.metrics.waited.observe({ end }, (performance.now() - w.started) / 1000);
     w.resolve(outcome);
   }
 

@@ -7,7 +7,7 @@ import type { WebhookDeps } from "./types.ts";
  * last_error_date + last_error_message (after an error), max_connections and ip_address (with a
  * webhook), allowed_updates (when not the default).
  */
-export async function getWebhookInfo(deps: WebhookDeps, botId: string): Promise<MethodOutcome> {
+export async function getWebhookInfo(deps: Pick<WebhookDeps, "redis">, botId: string): Promise<MethodOutcome> {
   const { redis } = deps;
   const [config, pending, lastError, allowed] = await Promise.all([
     loadWebhook(redis, botId),

@@ -200,7 +200,7 @@ export class BotDrain {
     }
     if (result.aborted) return "keep";
     metrics.deliveries.inc({ result: "error" });
-    metrics.failures.inc({ kind: result.kind });
+    metrics.failures.inc({ kind: result.kind, error: result.error.slice(0, 100) });
     this.okSeen = false;
     const now = Date.now();
     const prev = this.retries.get(entry.update_id) ?? FRESH;
@@ -211,6 +211,7 @@ export class BotDrain {
       return "done";
     }
     this.retries.set(entry.update_id, decision.state);
+    metrics.retryDelay.observe(Math.max(0, decision.state.wakeupAt - now) / 1000);
     await recordFailure(redis, this.botId, { generation: this.config.generation, updateId: entry.update_id, message: result.error, retry: decision.state, now });
     this.deps.logger.debug({ botId: this.botId, update_id: entry.update_id, error: result.error, fails: decision.state.fails }, "webhook delivery failed");
     return "retry";
