@@ -97,7 +97,10 @@ export async function listenInternalSocket(app: FastifyInstance, dir: string, se
   const path = internalSocket(dir, service);
   rmSync(path, { force: true }); // left by a process that was killed
   const server = createServer({ keepAliveTimeout: 75_000, requestTimeout: 0 }, (req, res) => app.server.emit("request", req, res));
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(path, resolve));
+  // A Unix socket refuses a connect outright once its accept queue is full (TCP retries instead),
+  // so the queue is as long as the kernel allows (net.core.somaxconn): thousands of long polls
+  // opened at once each open a connection.
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen({ path, backlog: 65_535 }, resolve));
   app.addHook("onClose", async () => {
     const grace = setTimeout(() => server.closeAllConnections(), 5_000);
     await new Promise((resolve) => {
