@@ -6,13 +6,14 @@
  *   node --import tsx bench/run.ts get-updates
  */
 import { userMessage } from "@starpost/testkit";
-import { bareCeiling, cpuPerCallFigure } from "./lib/ceiling.ts";
+import { ceilings, cpuPerCallFigure, floorFigures } from "./lib/ceiling.ts";
 import { autocannon, type LoadResult } from "./lib/load.ts";
 import { report } from "./lib/report.ts";
 import { startBenchStack } from "./lib/stack.ts";
 
 const CONNECTIONS = 64;
-const ceiling = await bareCeiling({ connections: CONNECTIONS });
+const cs = await ceilings({ connections: CONNECTIONS });
+const ceiling = cs.bare;
 
 const bench = await startBenchStack();
 let e: LoadResult, f: LoadResult;
@@ -32,6 +33,8 @@ try {
 const c = { name: "bare fastify req/s", value: ceiling.rps };
 report([
   { bench: "get-updates", name: `empty queue, timeout 0 (${CONNECTIONS} conns)`, value: e.rps, unit: "req/s", ceiling: c, ratio: e.rps / ceiling.rps, target: ">= 0.35", targetOn: "ratio", note: `p50 ${e.p50} ms, p99 ${e.p99} ms, non-2xx ${e.non2xx}` },
-  cpuPerCallFigure("get-updates", "empty getUpdates", e, ceiling),
+  ...floorFigures("get-updates", "empty getUpdates", e, cs, ">= 0.6"),
+  { ...cpuPerCallFigure("get-updates", "empty getUpdates", e, ceiling), target: "<= 100" },
+  { ...cpuPerCallFigure("get-updates", "empty getUpdates", e, cs.tcp, "floor"), name: "CPU per call vs the TCP two-hop floor" },
   { bench: "get-updates", name: `full queue, limit 100 (${CONNECTIONS} conns)`, value: f.rps, unit: "req/s", ceiling: c, ratio: f.rps / ceiling.rps, note: `${Math.round(f.rps * 100)} updates/s read; p99 ${f.p99} ms, non-2xx ${f.non2xx}` },
 ]);

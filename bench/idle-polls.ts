@@ -34,7 +34,7 @@ try {
   const updates = stack.processes.find((p) => p.service === "updates")!;
   const waiting = async () => {
     const text = await (await request(`http://127.0.0.1:${updates.port}/metrics`)).body.text();
-    return Number(/^starpost_polls_waiting (\d+)/m.exec(text)?.[1] ?? 0);
+    return Number(/^starpost_polls_waiting(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
   };
   const clients = async () => Number(/connected_clients:(\d+)/.exec(await redis.info("clients"))?.[1]);
   const rss = () => measured.reduce((sum, p) => sum + rssMb(p.child.pid!), 0);

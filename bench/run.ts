@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { meets, RESULT_MARK, table, type Figure } from "./lib/report.ts";
 
-const BENCHES = ["ceilings", "send-invoice", "get-updates", "wake-latency", "idle-polls", "webhook-throughput", "webhook-latency", "scaling", "peer", "durability", "cluster"];
+const BENCHES = ["ceilings", "idle-stack", "send-invoice", "get-updates", "wake-latency", "idle-polls", "webhook-throughput", "webhook-latency", "scaling", "peer", "durability", "cluster"];
 /** A bench that hangs must not hold the whole run: BENCH_TIMEOUT seconds each (default 300). */
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT ?? 300) * 1000;
 const here = fileURLToPath(new URL("./", import.meta.url));

@@ -5,7 +5,7 @@
  *   node --import tsx bench/run.ts send-invoice
  */
 import { botClient } from "@starpost/testkit";
-import { bareCeiling, cpuPerCallFigure } from "./lib/ceiling.ts";
+import { ceilings, cpuPerCallFigure, floorFigures } from "./lib/ceiling.ts";
 import { autocannon, type LoadResult } from "./lib/load.ts";
 import { report } from "./lib/report.ts";
 import { durability, startBenchStack } from "./lib/stack.ts";
@@ -26,7 +26,10 @@ function strict(r: LoadResult, what: string): LoadResult {
   return r;
 }
 
-const ceiling = strict(await bareCeiling({ method: "POST", body, connections: CONNECTIONS }), "bare fastify");
+const c = await ceilings({ method: "POST", body, connections: CONNECTIONS });
+const ceiling = strict(c.bare, "bare fastify");
+strict(c.tcp, "two-hop floor (TCP)");
+strict(c.unix, "two-hop floor (Unix socket)");
 
 const bench = await startBenchStack();
 let ours: LoadResult;
@@ -54,5 +57,7 @@ report([
   },
   { bench: "send-invoice", name: "sendInvoice p50", value: ours.p50, unit: "ms", ceiling: { name: "bare p50 ms", value: ceiling.p50 } },
   { bench: "send-invoice", name: "sendInvoice p99", value: ours.p99, unit: "ms", ceiling: { name: "bare p99 ms", value: ceiling.p99 } },
-  cpuPerCallFigure("send-invoice", "sendInvoice", ours, ceiling),
+  ...floorFigures("send-invoice", "sendInvoice", ours, c, ">= 0.6"),
+  { ...cpuPerCallFigure("send-invoice", "sendInvoice", ours, ceiling), target: "<= 130" },
+  { ...cpuPerCallFigure("send-invoice", "sendInvoice", ours, c.tcp, "floor"), name: "CPU per call vs the TCP two-hop floor" },
 ]);

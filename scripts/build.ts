@@ -3,8 +3,9 @@
  * dist/<service>.mjs, with the workspace packages and every npm dependency inlined, so the image
  * needs nothing but `node` and dist/. dist/healthcheck.mjs is the image's HEALTHCHECK. The Lua
  * scripts the services load at start are copied beside the bundles (their names are unique), and
- * the gateway's console files into dist/console/.
- * Tests, `npm start` and the benchmarks keep running the TypeScript sources.
+ * the gateway's console files into dist/console/. dist/start.mjs is `npm start`'s starter
+ * (scripts/start.ts), which runs the service bundles. Tests and the benchmarks (with
+ * BENCH_FROM_SOURCE=true) run the TypeScript sources.
  */
 import { build } from "esbuild";
 import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
@@ -23,6 +24,7 @@ export async function buildDist(dist = join(REPO_ROOT, "dist")): Promise<{ servi
     entryPoints: [
       ...services.map((s) => ({ in: join(REPO_ROOT, "services", s, "src/main.ts"), out: s })),
       { in: join(REPO_ROOT, "scripts/healthcheck.ts"), out: "healthcheck" },
+      { in: join(REPO_ROOT, "scripts/start.ts"), out: "start" },
     ],
     outdir: dist,
     outExtension: { ".js": ".mjs" },

@@ -4,14 +4,25 @@
  * processes (logs under .data/logs). Like compose's `restart: unless-stopped`, a process that dies
  * (the private redis-server included) is restarted with backoff, and one that keeps crashing is
  * reported and given up. Ctrl-C stops everything. STARPOST_DATA_DIR moves .data elsewhere.
+ *
+ * `npm start` builds first (`pnpm run build`) and runs this file's bundle, dist/start.mjs, with
+ * plain node; the services run from their bundles (dist/<service>.mjs) as in the image. It imports
+ * the few testkit modules it needs by path, not the testkit's index, so the starter stays small.
+ * STARPOST_FROM_SOURCE=true runs the services from their TypeScript sources under tsx instead
+ * (`node --import tsx scripts/start.ts`, for working on starpost without rebuilding).
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO_ROOT, startProcessStack, startRedis, Supervisor } from "@starpost/testkit";
+import { REPO_ROOT } from "../packages/testkit/src/compose-file.ts";
+import { startProcessStack } from "../packages/testkit/src/compose-stack.ts";
+import { startRedis } from "../packages/testkit/src/redis-server.ts";
+import { Supervisor } from "../packages/testkit/src/supervisor.ts";
 
 const data = process.env.STARPOST_DATA_DIR ?? join(REPO_ROOT, ".data");
 mkdirSync(join(data, "redis"), { recursive: true });
+// Gateway, workers and services share this host: they talk over Unix sockets here (INTERNAL_SOCKET_DIR).
+mkdirSync(join(data, "sockets"), { recursive: true });
 const supervisor = new Supervisor({ log: (line) => process.stderr.write(`starpost: ${line}\n`) });
 
 function platformToken(): string {
@@ -33,9 +44,11 @@ const port = Number(process.env.PORT ?? 8081);
 const redis = await redisServer();
 const stack = await startProcessStack({
   redisUrl: redis.url,
+  ...(process.env.STARPOST_FROM_SOURCE === "true" ? {} : { dist: join(REPO_ROOT, "dist") }),
   gatewayPort: port,
   logDir: join(data, "logs"),
   supervisor,
+  extraEnv: { INTERNAL_SOCKET_DIR: join(data, "sockets") },
   env: {
     PLATFORM_TOKEN: token,
     INTERNAL_TOKEN: randomBytes(16).toString("hex"),

@@ -32,10 +32,10 @@ const healthcheck = (service: string, env: Record<string, string>) =>
   );
 
 describe("pnpm run build", () => {
-  it("writes one bundle per compose service, the health check, the Lua scripts and the console, and nothing else", () => {
+  it("writes one bundle per compose service, the health check, the starter, the Lua scripts and the console, and nothing else", () => {
     const bundles = readCompose({ PLATFORM_TOKEN: "only-to-read-the-file" }).map((s) => s.bundle.replace("dist/", ""));
     expect(bundles.sort()).toEqual(built.services.map((s) => `${s}.mjs`).sort());
-    expect(readdirSync(dist).sort()).toEqual([...bundles, "healthcheck.mjs", ...built.lua, "console"].sort());
+    expect(readdirSync(dist).sort()).toEqual([...bundles, "healthcheck.mjs", "start.mjs", ...built.lua, "console"].sort());
     expect(built.lua.length).toBeGreaterThanOrEqual(8);
   });
 

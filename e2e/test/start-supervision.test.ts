@@ -38,7 +38,8 @@ it("restarts a killed service and the killed redis-server, and Ctrl-C stops ever
   const port = await freePort();
   start = track(spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
     cwd: REPO_ROOT,
-    env: { PATH: process.env.PATH ?? "", PORT: String(port), STARPOST_DATA_DIR: dir, LOG_LEVEL: "warn" },
+    // From the sources: `npm start` runs dist/ (built first); e2e/test/build.test.ts runs the bundles.
+    env: { PATH: process.env.PATH ?? "", PORT: String(port), STARPOST_DATA_DIR: dir, LOG_LEVEL: "warn", STARPOST_FROM_SOURCE: "true" },
     stdio: ["ignore", "pipe", "pipe"],
   }));
   const out: string[] = [];

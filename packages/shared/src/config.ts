@@ -30,6 +30,12 @@ const common = {
   /** How long that wait may take before the call fails instead of acknowledging. */
   REDIS_WAIT_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(2_000),
   INTERNAL_TOKEN: z.string().default(""),
+  /**
+   * Where gateway, services and workers share a host (`npm start`): a folder where invoices and
+   * updates also listen on a Unix socket (<dir>/<service>.sock), which the gateway and the workers
+   * then call instead of INVOICES_URL and UPDATES_URL. Empty: TCP only.
+   */
+  INTERNAL_SOCKET_DIR: z.string().default(""),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 };
 

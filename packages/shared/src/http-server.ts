@@ -1,10 +1,12 @@
-import type { IncomingMessage } from "node:http";
+import { rmSync } from "node:fs";
+import { createServer, type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
 import { BotApiError, Errors } from "./errors.ts";
 import { requestSerializers, type Logger } from "./logger.ts";
 import { findPlatformRoute } from "./params/platform-routes.ts";
 import { sendError } from "./service-app.ts";
+import { internalSocket } from "./service-client.ts";
 
 /** Answers an error that is neither a registry error nor a framework 4xx (the default logs it and answers 500). */
 export type UnexpectedErrorHandler = (err: Error & { statusCode?: number; code?: string }, req: FastifyRequest, reply: FastifyReply) => unknown;
@@ -82,5 +84,29 @@ function closeUnusedSocketsOnClose(app: FastifyInstance) {
   app.server.on("request", (req: IncomingMessage) => unused.delete(req.socket));
   app.addHook("preClose", async () => {
     for (const socket of unused) socket.destroy();
+  });
+}
+
+/**
+ * With INTERNAL_SOCKET_DIR set, a service also answers on its Unix socket there (the same routes:
+ * requests are handed to the fastify server), so the gateway and workers on the same host skip
+ * TCP. Closed with the app.
+ */
+export async function listenInternalSocket(app: FastifyInstance, dir: string, service: string): Promise<void> {
+  if (!dir) return;
+  const path = internalSocket(dir, service);
+  rmSync(path, { force: true }); // left by a process that was killed
+  const server = createServer({ keepAliveTimeout: 75_000, requestTimeout: 0 }, (req, res) => app.server.emit("request", req, res));
+  // A Unix socket refuses a connect outright once its accept queue is full (TCP retries instead),
+  // so the queue is as long as the kernel allows (net.core.somaxconn): thousands of long polls
+  // opened at once each open a connection.
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen({ path, backlog: 65_535 }, resolve));
+  app.addHook("onClose", async () => {
+    const grace = setTimeout(() => server.closeAllConnections(), 5_000);
+    await new Promise((resolve) => {
+      server.close(resolve);
+      server.closeIdleConnections();
+    });
+    clearTimeout(grace);
   });
 }

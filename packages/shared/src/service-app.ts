@@ -60,7 +60,11 @@ export function registerMethodRoute(app: FastifyInstance, handlers: MethodHandle
       }
       const parsed = parseParams(method, params as Record<string, unknown>);
       if (!parsed.ok) return sendError(reply, parsed.error);
-      return sendOutcome(reply, await handler({ botId, params: parsed.params, signal: abortOnClose(reply) }));
+      // The signal is made only for a handler that asks for it (a long poll): a listener and an
+      // AbortController per call are measurable on the hot path.
+      let signal: AbortSignal | undefined;
+      const ctx = { botId, params: parsed.params, get signal() { return (signal ??= abortOnClose(reply)); } };
+      return sendOutcome(reply, await handler(ctx));
     },
   );
 }

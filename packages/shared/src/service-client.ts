@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { Pool } from "undici";
 import type { ServiceName } from "./methods.ts";
 
@@ -15,18 +16,30 @@ export interface ServiceReply {
 
 export const INTERNAL_TOKEN_HEADER = "x-internal-token";
 
+/** The Unix socket a service also listens on when INTERNAL_SOCKET_DIR is set. */
+export const internalSocket = (dir: string, service: string) => join(dir, `${service}.sock`);
+
 export class ServiceClient {
   private readonly pools: Record<string, Pool>;
 
   constructor(
     urls: Partial<Record<Exclude<ServiceName, "gateway">, string>>,
     private readonly internalToken: string,
+    /** INTERNAL_SOCKET_DIR: call each service on its Unix socket there rather than its URL. */
+    socketDir = "",
   ) {
     this.pools = Object.fromEntries(
       Object.entries(urls).map(([name, url]) => [
         name,
         // Long polls hold a connection each for up to 50 s: no cap on connections, no body timeout.
-        new Pool(url, { connections: null, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 120_000, bodyTimeout: 120_000 }),
+        new Pool(socketDir ? "http://localhost" : url, {
+          connections: null,
+          pipelining: 1,
+          keepAliveTimeout: 60_000,
+          headersTimeout: 120_000,
+          bodyTimeout: 120_000,
+          ...(socketDir ? { socketPath: internalSocket(socketDir, name) } : {}),
+        }),
       ]),
     );
   }

@@ -1,9 +1,21 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 
-/** The repository root (this file is packages/testkit/src/compose-file.ts). */
-export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+/**
+ * The repository root, with a trailing separator: the nearest folder above this file that holds
+ * docker-compose.yml (this file is packages/testkit/src/compose-file.ts, or inlined into
+ * dist/start.mjs by `pnpm run build`).
+ */
+export const REPO_ROOT = (() => {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "docker-compose.yml"))) {
+    if (dirname(dir) === dir) throw new Error("starpost: no docker-compose.yml above " + fileURLToPath(import.meta.url));
+    dir = dirname(dir);
+  }
+  return dir + sep;
+})();
 
 export interface ComposeService {
   name: string;

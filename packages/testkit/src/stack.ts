@@ -1,5 +1,5 @@
 import type { FastifyInstance } from "fastify";
-import { buildApp as buildGateway } from "@starpost/gateway";
+import { BotCache, buildApp as buildGateway } from "@starpost/gateway";
 import { buildApp as buildInvoices } from "@starpost/invoices";
 import { buildApp as buildUpdates } from "@starpost/updates";
 import { createDeliveryQueue, createLogger, createRedis, ServiceClient, type Logger, type Redis } from "@starpost/shared";
@@ -53,7 +53,8 @@ export async function startStack(opts: { logger?: Logger; redisServer?: RedisSer
     const updatesUrl = await updates.listen({ port: 0, host: "127.0.0.1" });
     const invoicesUrl = await invoices.listen({ port: 0, host: "127.0.0.1" });
     const services = new ServiceClient({ updates: updatesUrl, invoices: invoicesUrl }, internalToken);
-    const gateway = await buildGateway({ redis: redisFor("gateway"), services, logger, platformToken: TEST_PLATFORM_TOKEN });
+    const botCache = redisServer ? new BotCache(redisServer.url, logger) : undefined;
+    const gateway = await buildGateway({ redis: redisFor("gateway"), services, logger, platformToken: TEST_PLATFORM_TOKEN, botCache });
     const gatewayUrl = await gateway.listen({ port: 0, host: "127.0.0.1" });
     apps.push(gateway, updates, invoices);
     clientsOfServices.push(services);

@@ -14,6 +14,7 @@ import { BODY_LIMIT, MAX_HEADER_SIZE, registerBodyParsers } from "./routes/body.
 import { registerBotApi } from "./routes/bot-api.ts";
 import { registerRequestLog } from "./routes/bot-calls.ts";
 import { registerPlatformApi } from "./routes/platform.ts";
+import type { BotCache } from "./bot-cache.ts";
 import { registerConsole } from "./console.ts";
 
 export interface GatewayDeps {
@@ -22,6 +23,8 @@ export interface GatewayDeps {
   logger: Logger;
   platformToken: string;
   registry?: Registry;
+  /** bot records cached in process (one Redis; closed with the app); without it every call reads Redis. */
+  botCache?: BotCache;
 }
 
 /** Builds the gateway: the Bot API front, the platform API, health and metrics. Never listens. */
@@ -42,7 +45,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerPlatformApi(app, { services: deps.services, platformToken: deps.platformToken });
   registerConsole(app);
   registerRequestLog(app, deps.redis, deps.logger, registry);
-  registerBotApi(app, { redis: deps.redis, services: deps.services });
+  registerBotApi(app, { redis: deps.redis, services: deps.services, botCache: deps.botCache });
+  if (deps.botCache) app.addHook("onClose", () => deps.botCache!.close());
 
   return app;
 }

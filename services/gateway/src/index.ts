@@ -1,1 +1,2 @@
 export { buildApp, type GatewayDeps } from "./app.ts";
+export { BotCache } from "./bot-cache.ts";

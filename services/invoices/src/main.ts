@@ -1,4 +1,4 @@
-import { createDeliveryQueue, createLogger, createRedis, InvoicesConfig, loadConfig, onShutdown, redisTarget, replicaWait } from "@starpost/shared";
+import { createDeliveryQueue, createLogger, createRedis, listenInternalSocket, InvoicesConfig, loadConfig, onShutdown, redisTarget, replicaWait } from "@starpost/shared";
 import { buildApp } from "./app.ts";
 
 const config = loadConfig("invoices", InvoicesConfig);
@@ -9,6 +9,8 @@ const queueConnection = createRedis({ ...redisTarget(config), logger, role: "inv
 const deliveryQueue = createDeliveryQueue(queueConnection);
 const app = await buildApp({ redis, subscriber, deliveryQueue, logger, internalToken: config.INTERNAL_TOKEN, replicaWait: replicaWait(config) });
 
+// The socket first: the TCP port answering /readyz is what says the service is up.
+await listenInternalSocket(app, config.INTERNAL_SOCKET_DIR, "invoices");
 await app.listen({ port: config.INVOICES_PORT, host: config.HOST });
 onShutdown(logger, async () => {
   // Closing the app first lets waiting payments answer (their waits end at once) before Redis goes.

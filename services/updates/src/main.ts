@@ -1,4 +1,4 @@
-import { createDeliveryQueue, createLogger, createRedis, loadConfig, onShutdown, UpdatesConfig, redisTarget, replicaWait } from "@starpost/shared";
+import { createDeliveryQueue, createLogger, listenInternalSocket, createRedis, loadConfig, onShutdown, UpdatesConfig, redisTarget, replicaWait } from "@starpost/shared";
 import { buildApp } from "./app.ts";
 
 const config = loadConfig("updates", UpdatesConfig);
@@ -17,6 +17,8 @@ const app = await buildApp({
   replicaWait: replicaWait(config),
 });
 
+// The socket first: the TCP port answering /readyz is what says the service is up.
+await listenInternalSocket(app, config.INTERNAL_SOCKET_DIR, "updates");
 await app.listen({ port: config.UPDATES_PORT, host: config.HOST });
 onShutdown(logger, async () => {
   await app.close();

@@ -16,7 +16,7 @@ try {
 
 const redis = createRedis({ ...redisTarget(config), logger, role: "worker" });
 const connection = createRedis({ ...redisTarget(config), logger, role: "worker-queue", bullmq: true });
-const services = new ServiceClient({ invoices: config.INVOICES_URL, updates: config.UPDATES_URL }, config.INTERNAL_TOKEN);
+const services = new ServiceClient({ invoices: config.INVOICES_URL, updates: config.UPDATES_URL }, config.INTERNAL_TOKEN, config.INTERNAL_SOCKET_DIR);
 const registry = new Registry("webhook-worker");
 const worker = buildWorker({
   redis,

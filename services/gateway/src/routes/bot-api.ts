@@ -19,10 +19,12 @@ import {
 } from "@starpost/shared";
 import { readBotParams } from "./body.ts";
 import { applyFault, noteBotCall } from "./bot-calls.ts";
+import type { BotCache } from "../bot-cache.ts";
 
 export interface BotApiDeps {
   redis: Redis;
   services: ServiceClient;
+  botCache?: BotCache;
 }
 
 const BOT_PATH = /^\/bot([^/]*)\/([^/]*)$/;
@@ -36,7 +38,7 @@ const own: Partial<Record<MethodName, (bot: BotRecord) => MethodOutcome>> = {
 };
 
 /** `/bot<token>/<method>`: token check, method lookup, then the owning service answers. */
-export function registerBotApi(app: FastifyInstance, { redis, services }: BotApiDeps) {
+export function registerBotApi(app: FastifyInstance, { redis, services, botCache }: BotApiDeps) {
   // Shutting down, the gateway answers held long polls at once rather than waiting up to 50 s:
   // an empty result loses nothing, since nothing is confirmed until the bot's next offset.
   const closing = new AbortController();
@@ -52,7 +54,7 @@ export function registerBotApi(app: FastifyInstance, { redis, services }: BotApi
     } catch {
       return sendError(reply, Errors.invalidToken());
     }
-    const auth = await checkToken(redis, token);
+    const auth = await (botCache ? botCache.check(redis, token) : checkToken(redis, token));
     if (auth.outcome === "malformed") return sendError(reply, Errors.invalidToken());
     if (auth.outcome === "unknown") return sendError(reply, Errors.unauthorized());
     const method = findMethod(match[2]!);
@@ -71,8 +73,11 @@ export function registerBotApi(app: FastifyInstance, { redis, services }: BotApi
       if (!parsed.ok) return sendError(reply, parsed.error);
       return sendOutcome(reply, own[method]!(auth.bot));
     }
-    const longPoll = (spec as MethodSpec).longPoll === true;
-    const signal = longPoll ? AbortSignal.any([abortOnClose(reply), closing.signal]) : abortOnClose(reply);
+    // A poll with timeout 0 (or none) answers at once: it is not held, so it needs no abort signal.
+    const longPoll = (spec as MethodSpec).longPoll === true && Number(params.timeout ?? 0) > 0;
+    // Only a long poll is given up when its caller leaves: any other call is short and runs to its
+    // end (an abort listener per call is measurable on the hot path).
+    const signal = longPoll ? AbortSignal.any([abortOnClose(reply), closing.signal]) : undefined;
     let answer;
     try {
       answer = await services.call(spec.service, method, auth.bot.id, params, signal);

@@ -7,7 +7,8 @@ export interface BotMessage {
   /** the invoice behind an invoice message; "" for a text. */
   record: string;
   /** the answer when the chat is a group or supergroup. */
-  chatTypeError: BotApiError;
+  /** built only when needed: an error captures a stack trace, too dear to build on every call. */
+  chatTypeError: () => BotApiError;
 }
 
 /**
@@ -43,7 +44,7 @@ export async function sendBotMessage(
     botId,
   );
   if (status === "chat_not_found") return failure(Errors.chatNotFound());
-  if (status === "chat_type") return failure(m.chatTypeError);
+  if (status === "chat_type") return failure(m.chatTypeError());
   if (status === "reply_not_found") return failure(Errors.replyNotFound());
   return success(new RawJson(message!));
 }

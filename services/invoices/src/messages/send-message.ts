@@ -13,5 +13,5 @@ export function textTail(p: { text: string; entities: MessageEntity[]; reply_mar
 
 /** sendMessage after the parameter checks: the same atomic step as sendInvoice, with no invoice behind the message. */
 export function sendMessage(d: InvoiceDomain, botId: string, p: ParamsOf<"sendMessage">): Promise<MethodOutcome> {
-  return sendBotMessage(d, botId, p, { tail: textTail(p), record: "", chatTypeError: Errors.messageChatTypeUnsupported() });
+  return sendBotMessage(d, botId, p, { tail: textTail(p), record: "", chatTypeError: Errors.messageChatTypeUnsupported });
 }
