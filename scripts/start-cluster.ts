@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { REPO_ROOT, startProcessStack, startRedisCluster } from "@starpost/testkit";
+import { REPO_ROOT, startProcessStack, startRedisCluster, stopOnSignal } from "@starpost/testkit";
 
 const data = join(REPO_ROOT, ".data");
 const dir = join(data, "cluster");
@@ -74,19 +74,12 @@ starpost is running on a Redis Cluster (${stack.processes.map((p) => p.name).joi
 Press Ctrl-C to stop.
 `);
 
-let stopping = false;
-const stop = async () => {
-  if (stopping) return;
-  stopping = true;
-  process.stdout.write("\nstopping starpost...\n");
+const stopping = stopOnSignal(async () => {
   await stack.stop();
   await cluster.stop();
-  process.exit(0);
-};
-process.on("SIGINT", () => void stop());
-process.on("SIGTERM", () => void stop());
+});
 for (const p of stack.processes) {
   p.child.once("exit", (code, signal) => {
-    if (!stopping) process.stderr.write(`starpost: ${p.name} exited (${signal ?? code}); see .data/logs/${p.name}.log\n`);
+    if (!stopping()) process.stderr.write(`starpost: ${p.name} exited (${signal ?? code}); see .data/logs/${p.name}.log\n`);
   });
 }

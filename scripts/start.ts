@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../packages/testkit/src/compose-file.ts";
 import { startProcessStack } from "../packages/testkit/src/compose-stack.ts";
+import { stopOnSignal } from "../packages/testkit/src/child-processes.ts";
 import { startRedis } from "../packages/testkit/src/redis-server.ts";
 import { Supervisor } from "../packages/testkit/src/supervisor.ts";
 
@@ -80,15 +81,8 @@ Create a bot and call getMe:
 Press Ctrl-C to stop.
 `);
 
-let stopping = false;
-const stop = async () => {
-  if (stopping) return;
-  stopping = true;
-  process.stdout.write("\nstopping starpost...\n");
+stopOnSignal(async () => {
   supervisor.stop();
   await stack.stop();
   await redis.stop();
-  process.exit(0);
-};
-process.on("SIGINT", () => void stop());
-process.on("SIGTERM", () => void stop());
+});

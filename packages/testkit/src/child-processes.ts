@@ -28,3 +28,21 @@ export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = "SIGTE
     child.kill(signal);
   });
 }
+
+/**
+ * For a starter script: Ctrl-C or SIGTERM runs `stop` once, then exits. Returns whether a stop
+ * has begun (a process that exits then is being stopped, not crashing).
+ */
+export function stopOnSignal(stop: () => Promise<void>): () => boolean {
+  let stopping = false;
+  const run = async () => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write("\nstopping starpost...\n");
+    await stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void run());
+  process.on("SIGTERM", () => void run());
+  return () => stopping;
+}
