@@ -4,7 +4,18 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "**/dist/**", ".data/**", "bench/results/**", "coverage/**", "**/*.js", "**/*.mjs", "**/*.cjs"] },
+  {
+    ignores: [
+      "**/node_modules/**",
+      "**/dist/**",
+      ".data/**",
+      "bench/results/**",
+      "coverage/**",
+      "**/*.js",
+      "**/*.mjs",
+      "**/*.cjs",
+    ],
+  },
   {
     files: ["**/*.ts"],
     extends: [tseslint.configs.base],

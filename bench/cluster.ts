@@ -20,7 +20,14 @@ import { measureWakes } from "./lib/wake.ts";
 type Mode = "one Redis" | "cluster" | "cluster, WAIT 1";
 const DRAIN_UPDATES = Number(process.env.BENCH_CLUSTER_DRAIN ?? 9000);
 const WAKE_EVENTS = Number(process.env.BENCH_CLUSTER_WAKES ?? 300);
-const invoice = { chat_id: 1001, title: "Gold", description: "A bag of gold", payload: "bench", currency: "XTR", prices: [{ label: "Gold", amount: 100 }] };
+const invoice = {
+  chat_id: 1001,
+  title: "Gold",
+  description: "A bag of gold",
+  payload: "bench",
+  currency: "XTR",
+  prices: [{ label: "Gold", amount: 100 }],
+};
 const agent = new Agent({ keepAliveTimeout: 60_000 });
 const figures: Figure[] = [];
 const PUSH = JSON.stringify(userMessage(7, "hi"));
@@ -51,13 +58,36 @@ function strict(r: LoadResult, what: string): LoadResult {
 }
 
 /** Load through every gateway at once (one autocannon each); calls/s and CPU µs per call over `measured`. */
-async function load(s: LocalStack, path: (gateway: string) => string, body: string, measured: number[], connections = 32, headers: Record<string, string> = {}) {
-  for (const g of s.stack.gatewayUrls) await autocannon({ url: path(g), method: "POST", body, headers, connections, seconds: 2, warmupSeconds: 0 });
+async function load(
+  s: LocalStack,
+  path: (gateway: string) => string,
+  body: string,
+  measured: number[],
+  connections = 32,
+  headers: Record<string, string> = {},
+) {
+  for (const g of s.stack.gatewayUrls)
+    await autocannon({ url: path(g), method: "POST", body, headers, connections, seconds: 2, warmupSeconds: 0 });
   const before = cpuOf(measured);
-  const runs = await Promise.all(s.stack.gatewayUrls.map((g) => autocannon({ url: path(g), method: "POST", body, headers, connections: Math.ceil(connections / s.stack.gatewayUrls.length), warmupSeconds: 0 })));
+  const runs = await Promise.all(
+    s.stack.gatewayUrls.map((g) =>
+      autocannon({
+        url: path(g),
+        method: "POST",
+        body,
+        headers,
+        connections: Math.ceil(connections / s.stack.gatewayUrls.length),
+        warmupSeconds: 0,
+      }),
+    ),
+  );
   runs.forEach((r) => strict(r, path("")));
   const total = runs.reduce((a, r) => a + r.total, 0);
-  return { rps: runs.reduce((a, r) => a + r.rps, 0), p99: Math.max(...runs.map((r) => r.p99)), cpuUs: ((cpuOf(measured) - before) * 1000) / total };
+  return {
+    rps: runs.reduce((a, r) => a + r.rps, 0),
+    p99: Math.max(...runs.map((r) => r.p99)),
+    cpuUs: ((cpuOf(measured) - before) * 1000) / total,
+  };
 }
 
 async function ingestAndInvoices(mode: Mode) {
@@ -65,10 +95,34 @@ async function ingestAndInvoices(mode: Mode) {
   try {
     const bot = await s.platform.createBot();
     await s.platform.putChat(bot.id, { id: invoice.chat_id, type: "private", first_name: "Ann" });
-    const ingest = await load(s, (g) => `${g}/platform/v1/bots/${bot.id}/updates`, PUSH, pids(s, ["gateway", "updates"]), 32, platformHeaders);
-    figures.push({ bench: "cluster", name: `ingest, ${mode}`, value: ingest.rps, unit: "calls/s", note: `p99 ${ingest.p99} ms; CPU µs per call (gateway + updates + Redis) ${Math.round(ingest.cpuUs)}` });
-    const send = await load(s, (g) => `${g}/bot${bot.token}/sendInvoice`, JSON.stringify(invoice), pids(s, ["gateway", "invoices"]));
-    figures.push({ bench: "cluster", name: `sendInvoice, ${mode}`, value: send.rps, unit: "calls/s", note: `p99 ${send.p99} ms; CPU µs per call (gateway + invoices + Redis) ${Math.round(send.cpuUs)}` });
+    const ingest = await load(
+      s,
+      (g) => `${g}/platform/v1/bots/${bot.id}/updates`,
+      PUSH,
+      pids(s, ["gateway", "updates"]),
+      32,
+      platformHeaders,
+    );
+    figures.push({
+      bench: "cluster",
+      name: `ingest, ${mode}`,
+      value: ingest.rps,
+      unit: "calls/s",
+      note: `p99 ${ingest.p99} ms; CPU µs per call (gateway + updates + Redis) ${Math.round(ingest.cpuUs)}`,
+    });
+    const send = await load(
+      s,
+      (g) => `${g}/bot${bot.token}/sendInvoice`,
+      JSON.stringify(invoice),
+      pids(s, ["gateway", "invoices"]),
+    );
+    figures.push({
+      bench: "cluster",
+      name: `sendInvoice, ${mode}`,
+      value: send.rps,
+      unit: "calls/s",
+      note: `p99 ${send.p99} ms; CPU µs per call (gateway + invoices + Redis) ${Math.round(send.cpuUs)}`,
+    });
   } finally {
     await s.stop();
   }
@@ -76,23 +130,34 @@ async function ingestAndInvoices(mode: Mode) {
 
 async function drain(mode: Mode, receiverUrl: string) {
   const s = await start(mode, { workers: 2 });
-  const count = async () => ((await (await request(receiverUrl, { dispatcher: agent })).body.json()) as { received: number }).received;
+  const count = async () =>
+    ((await (await request(receiverUrl, { dispatcher: agent })).body.json()) as { received: number }).received;
   try {
     const bots = await Promise.all(Array.from({ length: 3 }, () => s.platform.createBot())); // one per master on the cluster
     for (let sent = 0; sent < DRAIN_UPDATES; sent += 1000) {
       const bot = bots[(sent / 1000) % bots.length]!;
-      const r = await s.platform.pushUpdate(bot.id, Array.from({ length: 1000 }, (_, i) => userMessage(1 + (i % 33), `m${sent + i}`)));
+      const r = await s.platform.pushUpdate(
+        bot.id,
+        Array.from({ length: 1000 }, (_, i) => userMessage(1 + (i % 33), `m${sent + i}`)),
+      );
       if (r.status !== 200) throw new Error(`ingest failed: ${JSON.stringify(r.body)}`);
     }
     const base = await count();
     const started = performance.now();
-    for (const bot of bots) await botClient(s.gatewayUrl, bot.token)("setWebhook", { url: `${receiverUrl}/hook`, max_connections: 40 });
+    for (const bot of bots)
+      await botClient(s.gatewayUrl, bot.token)("setWebhook", { url: `${receiverUrl}/hook`, max_connections: 40 });
     const deadline = Date.now() + 120_000;
     while ((await count()) - base < DRAIN_UPDATES) {
       if (Date.now() > deadline) throw new Error("drain took over 120 s");
       await new Promise((r) => setTimeout(r, 20));
     }
-    figures.push({ bench: "cluster", name: `webhook drain, 2 workers, ${mode}`, value: DRAIN_UPDATES / ((performance.now() - started) / 1000), unit: "updates/s", note: `${DRAIN_UPDATES} updates, 3 bots` });
+    figures.push({
+      bench: "cluster",
+      name: `webhook drain, 2 workers, ${mode}`,
+      value: DRAIN_UPDATES / ((performance.now() - started) / 1000),
+      unit: "updates/s",
+      note: `${DRAIN_UPDATES} updates, 3 bots`,
+    });
   } finally {
     await s.stop();
   }
@@ -100,10 +165,21 @@ async function drain(mode: Mode, receiverUrl: string) {
 
 async function wake(mode: Mode) {
   const s = await start(mode);
-  const redis = createRedis({ url: s.redis?.url ?? "", clusterNodes: s.cluster?.clusterNodes, logger: createLogger("bench", "warn"), role: "bench" });
+  const redis = createRedis({
+    url: s.redis?.url ?? "",
+    clusterNodes: s.cluster?.clusterNodes,
+    logger: createLogger("bench", "warn"),
+    role: "bench",
+  });
   try {
     const latencies = await measureWakes(s.gatewayUrl, redis, await s.platform.createBot(), WAKE_EVENTS);
-    figures.push({ bench: "cluster", name: `wake latency p50, ${mode}`, value: percentile(latencies, 50), unit: "ms", note: `p99 ${percentile(latencies, 99).toFixed(2)} ms over ${WAKE_EVENTS} events` });
+    figures.push({
+      bench: "cluster",
+      name: `wake latency p50, ${mode}`,
+      value: percentile(latencies, 50),
+      unit: "ms",
+      note: `p99 ${percentile(latencies, 99).toFixed(2)} ms over ${WAKE_EVENTS} events`,
+    });
   } finally {
     await redis.quit();
     await s.stop();
@@ -116,8 +192,21 @@ async function scaling(replicas: number) {
     const bots = await Promise.all(Array.from({ length: 3 }, () => s.platform.createBot()));
     // Each gateway pushes to its own bot, so the load also spreads over the masters.
     let n = 0;
-    const r = await load(s, (g) => `${g}/platform/v1/bots/${bots[n++ % bots.length]!.id}/updates`, PUSH, pids(s, ["gateway", "updates"]), 64, platformHeaders);
-    figures.push({ bench: "cluster", name: `ingest on the cluster, ${replicas} replica${replicas > 1 ? "s" : ""} of gateway and updates`, value: r.rps, unit: "calls/s", note: `CPU µs per call (every gateway, updates and Redis node) ${Math.round(r.cpuUs)}` });
+    const r = await load(
+      s,
+      (g) => `${g}/platform/v1/bots/${bots[n++ % bots.length]!.id}/updates`,
+      PUSH,
+      pids(s, ["gateway", "updates"]),
+      64,
+      platformHeaders,
+    );
+    figures.push({
+      bench: "cluster",
+      name: `ingest on the cluster, ${replicas} replica${replicas > 1 ? "s" : ""} of gateway and updates`,
+      value: r.rps,
+      unit: "calls/s",
+      note: `CPU µs per call (every gateway, updates and Redis node) ${Math.round(r.cpuUs)}`,
+    });
   } finally {
     await s.stop();
   }

@@ -11,7 +11,9 @@ import { report, type Figure } from "./lib/report.ts";
 import { PLATFORM_TOKEN, startBenchStack } from "./lib/stack.ts";
 
 const CONNECTIONS = 64;
-const body = JSON.stringify({ message: { message_id: 1, chat: { id: 5, type: "private", first_name: "A" }, date: 1, text: "durable?" } });
+const body = JSON.stringify({
+  message: { message_id: 1, chat: { id: 5, type: "private", first_name: "A" }, date: 1, text: "durable?" },
+});
 
 async function measure(aof: "always" | "everysec" | "no"): Promise<LoadResult> {
   const bench = await startBenchStack({ aof });
@@ -25,7 +27,8 @@ async function measure(aof: "always" | "everysec" | "no"): Promise<LoadResult> {
       connections: CONNECTIONS,
       cpuOf: { redis: bench.redis.process.pid! },
     });
-    if (r.errors > 0 || r.non2xx > 0) throw new Error(`pushes (${aof}): ${r.errors} errors, ${r.non2xx} non-2xx answers`);
+    if (r.errors > 0 || r.non2xx > 0)
+      throw new Error(`pushes (${aof}): ${r.errors} errors, ${r.non2xx} non-2xx answers`);
     return r;
   } finally {
     await bench.stop();

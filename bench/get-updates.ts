@@ -21,20 +21,51 @@ try {
   const empty = await bench.platform.createBot();
   const full = await bench.platform.createBot();
   for (let i = 0; i < 10; i++) {
-    await bench.platform.pushUpdate(full.id, Array.from({ length: 100 }, (_, n) => userMessage(1000 + n, `message ${i}-${n}`)));
+    await bench.platform.pushUpdate(
+      full.id,
+      Array.from({ length: 100 }, (_, n) => userMessage(1000 + n, `message ${i}-${n}`)),
+    );
   }
   const cpuOf = { gateway: bench.pid("gateway"), updates: bench.pid("updates"), redis: bench.redis.process.pid! };
-  e = await autocannon({ url: `${bench.gatewayUrl}/bot${empty.token}/getUpdates?timeout=0`, connections: CONNECTIONS, cpuOf });
-  f = await autocannon({ url: `${bench.gatewayUrl}/bot${full.token}/getUpdates?timeout=0&limit=100`, connections: CONNECTIONS });
+  e = await autocannon({
+    url: `${bench.gatewayUrl}/bot${empty.token}/getUpdates?timeout=0`,
+    connections: CONNECTIONS,
+    cpuOf,
+  });
+  f = await autocannon({
+    url: `${bench.gatewayUrl}/bot${full.token}/getUpdates?timeout=0&limit=100`,
+    connections: CONNECTIONS,
+  });
 } finally {
   await bench.stop();
 }
 
 const c = { name: "bare fastify req/s", value: ceiling.rps };
 report([
-  { bench: "get-updates", name: `empty queue, timeout 0 (${CONNECTIONS} conns)`, value: e.rps, unit: "req/s", ceiling: c, ratio: e.rps / ceiling.rps, target: ">= 0.35", targetOn: "ratio", note: `p50 ${e.p50} ms, p99 ${e.p99} ms, non-2xx ${e.non2xx}` },
+  {
+    bench: "get-updates",
+    name: `empty queue, timeout 0 (${CONNECTIONS} conns)`,
+    value: e.rps,
+    unit: "req/s",
+    ceiling: c,
+    ratio: e.rps / ceiling.rps,
+    target: ">= 0.35",
+    targetOn: "ratio",
+    note: `p50 ${e.p50} ms, p99 ${e.p99} ms, non-2xx ${e.non2xx}`,
+  },
   ...floorFigures("get-updates", "empty getUpdates", e, cs, ">= 0.6"),
   { ...cpuPerCallFigure("get-updates", "empty getUpdates", e, ceiling), target: "<= 100" },
-  { ...cpuPerCallFigure("get-updates", "empty getUpdates", e, cs.tcp, "floor"), name: "CPU per call vs the TCP two-hop floor" },
-  { bench: "get-updates", name: `full queue, limit 100 (${CONNECTIONS} conns)`, value: f.rps, unit: "req/s", ceiling: c, ratio: f.rps / ceiling.rps, note: `${Math.round(f.rps * 100)} updates/s read; p99 ${f.p99} ms, non-2xx ${f.non2xx}` },
+  {
+    ...cpuPerCallFigure("get-updates", "empty getUpdates", e, cs.tcp, "floor"),
+    name: "CPU per call vs the TCP two-hop floor",
+  },
+  {
+    bench: "get-updates",
+    name: `full queue, limit 100 (${CONNECTIONS} conns)`,
+    value: f.rps,
+    unit: "req/s",
+    ceiling: c,
+    ratio: f.rps / ceiling.rps,
+    note: `${Math.round(f.rps * 100)} updates/s read; p99 ${f.p99} ms, non-2xx ${f.non2xx}`,
+  },
 ]);

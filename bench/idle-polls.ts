@@ -55,7 +55,10 @@ try {
   for (let i = 0; i < N; i++) {
     const bot = bots[i]!;
     polls.push(
-      request(`${gateways[i % 2]}/bot${bot.token}/getUpdates?timeout=50`, { dispatcher: agent, signal: controller.signal })
+      request(`${gateways[i % 2]}/bot${bot.token}/getUpdates?timeout=50`, {
+        dispatcher: agent,
+        signal: controller.signal,
+      })
         .then((r) => r.body.dump())
         .catch(() => undefined),
     );
@@ -91,15 +94,55 @@ try {
   const leftWaiting = await waiting();
 
   report([
-    { bench: "idle-polls", name: `polls held by one updates process`, value: heldWaiting, unit: "polls", target: `>= ${N}`, targetOn: "value" },
-    { bench: "idle-polls", name: "RSS 2 gateways + updates, idle", value: idleRss, unit: "MB", note: `MB: ${idleEach}` },
-    { bench: "idle-polls", name: `RSS 2 gateways + updates, ${N} polls held`, value: heldRss, unit: "MB", target: "<= 300", targetOn: "value", note: `MB: ${heldEach}` },
+    {
+      bench: "idle-polls",
+      name: `polls held by one updates process`,
+      value: heldWaiting,
+      unit: "polls",
+      target: `>= ${N}`,
+      targetOn: "value",
+    },
+    {
+      bench: "idle-polls",
+      name: "RSS 2 gateways + updates, idle",
+      value: idleRss,
+      unit: "MB",
+      note: `MB: ${idleEach}`,
+    },
+    {
+      bench: "idle-polls",
+      name: `RSS 2 gateways + updates, ${N} polls held`,
+      value: heldRss,
+      unit: "MB",
+      target: "<= 300",
+      targetOn: "value",
+      note: `MB: ${heldEach}`,
+    },
     { bench: "idle-polls", name: "RSS per held poll", value: ((heldRss - idleRss) * 1024) / N, unit: "KB" },
     { bench: "idle-polls", name: "Redis connections, idle", value: idleClients, unit: "conns" },
-    { bench: "idle-polls", name: `Redis connections, ${N} polls held`, value: heldClients, unit: "conns", target: `<= ${idleClients}`, targetOn: "value" },
+    {
+      bench: "idle-polls",
+      name: `Redis connections, ${N} polls held`,
+      value: heldClients,
+      unit: "conns",
+      target: `<= ${idleClients}`,
+      targetOn: "value",
+    },
     { bench: "idle-polls", name: "one of them answered after its update was pushed", value: probeMs, unit: "ms" },
-    { bench: "idle-polls", name: `time to open ${N} polls`, value: openSeconds, unit: "s", note: `bots created in ${createSeconds.toFixed(1)} s` },
-    { bench: "idle-polls", name: "time until every waiter was freed after the clients left", value: freedSeconds, unit: "s", note: `${leftWaiting} left` },
+    {
+      bench: "idle-polls",
+      name: `time to open ${N} polls`,
+      value: openSeconds,
+      unit: "s",
+      note: `bots created in ${createSeconds.toFixed(1)} s`,
+    },
+    {
+      bench: "idle-polls",
+      name: "time until every waiter was freed after the clients left",
+      value: freedSeconds,
+      unit: "s",
+      note: `${leftWaiting} left`,
+    },
   ]);
 } finally {
   controller.abort();

@@ -37,13 +37,23 @@ function tree(root: number): number[] {
 
 const comm = (pid: number) => readFileSync(`/proc/${pid}/comm`, "utf8").trim();
 
-async function idleStack(args: string[], env: Record<string, string>): Promise<{ total: number; parts: string; starter: number; count: number }> {
+async function idleStack(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ total: number; parts: string; starter: number; count: number }> {
   const data = mkdtempSync(join(tmpdir(), "starpost-idle-"));
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { ...process.env, ...env, PORT: String(await freePort()), STARPOST_DATA_DIR: data, LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env, PORT: String(await freePort()), STARPOST_DATA_DIR: data, LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       child.once("exit", (code) => reject(new Error(`starter exited ${code}`)));
-      createInterface({ input: child.stdout! }).on("line", (line) => line.startsWith("starpost is running") && resolve());
+      createInterface({ input: child.stdout! }).on(
+        "line",
+        (line) => line.startsWith("starpost is running") && resolve(),
+      );
     });
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const pids = tree(child.pid!);
@@ -62,10 +72,34 @@ async function idleStack(args: string[], env: Record<string, string>): Promise<{
 
 await buildDist();
 const built = await idleStack([join(REPO_ROOT, "dist/start.mjs")], {});
-const source = await idleStack(["--import", "tsx", join(REPO_ROOT, "scripts/start.ts")], { STARPOST_FROM_SOURCE: "true" });
+const source = await idleStack(["--import", "tsx", join(REPO_ROOT, "scripts/start.ts")], {
+  STARPOST_FROM_SOURCE: "true",
+});
 const figures: Figure[] = [
-  { bench: "idle-stack", name: `npm start idle RSS, every process (${built.count}: starter, services, 2 workers, redis), built JS`, value: built.total, unit: "MB", target: "<= 400", ceiling: { name: "from sources under tsx MB", value: source.total }, ratio: built.total / source.total, note: `MB each: ${built.parts}` },
-  { bench: "idle-stack", name: "npm start starter process RSS, built JS", value: built.starter, unit: "MB", ceiling: { name: "under tsx MB", value: source.starter }, ratio: built.starter / source.starter },
-  { bench: "idle-stack", name: `idle RSS from sources under tsx (${source.count} processes)`, value: source.total, unit: "MB", note: `MB each: ${source.parts}` },
+  {
+    bench: "idle-stack",
+    name: `npm start idle RSS, every process (${built.count}: starter, services, 2 workers, redis), built JS`,
+    value: built.total,
+    unit: "MB",
+    target: "<= 400",
+    ceiling: { name: "from sources under tsx MB", value: source.total },
+    ratio: built.total / source.total,
+    note: `MB each: ${built.parts}`,
+  },
+  {
+    bench: "idle-stack",
+    name: "npm start starter process RSS, built JS",
+    value: built.starter,
+    unit: "MB",
+    ceiling: { name: "under tsx MB", value: source.starter },
+    ratio: built.starter / source.starter,
+  },
+  {
+    bench: "idle-stack",
+    name: `idle RSS from sources under tsx (${source.count} processes)`,
+    value: source.total,
+    unit: "MB",
+    note: `MB each: ${source.parts}`,
+  },
 ];
 report(figures);

@@ -15,7 +15,11 @@ const N = Number(process.env.BENCH_PEER_MESSAGES ?? 5000);
 const CONCURRENCY = 16;
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await request(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+  const res = await request(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
   const json = (await res.body.json()) as { ok: boolean };
   if (res.statusCode !== 200 || !json.ok) throw new Error(`${url}: ${res.statusCode} ${JSON.stringify(json)}`);
   return json;
@@ -46,7 +50,10 @@ async function timed(pids: Record<string, number>, work: () => Promise<void>): P
   return { ms, cpu: Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid) - before[name]!])) };
 }
 
-const cpuNote = (r: Run) => Object.entries(r.cpu).map(([name, ms]) => `${name} ${Math.round(ms)}`).join(", ");
+const cpuNote = (r: Run) =>
+  Object.entries(r.cpu)
+    .map(([name, ms]) => `${name} ${Math.round(ms)}`)
+    .join(", ");
 const cpuTotal = (r: Run) => Object.values(r.cpu).reduce((a, b) => a + b, 0);
 
 async function starpost(): Promise<Run> {
@@ -55,7 +62,13 @@ async function starpost(): Promise<Run> {
     const bot = await stack.platform.createBot();
     const pids = { gateway: stack.pid("gateway"), updates: stack.pid("updates"), redis: stack.redis.process.pid! };
     return await timed(pids, async () => {
-      await pushAll((i) => post(`${stack.gatewayUrl}/platform/v1/bots/${bot.id}/updates`, { message: message(i) }, { authorization: `Bearer ${PLATFORM_TOKEN}` }));
+      await pushAll((i) =>
+        post(
+          `${stack.gatewayUrl}/platform/v1/bots/${bot.id}/updates`,
+          { message: message(i) },
+          { authorization: `Bearer ${PLATFORM_TOKEN}` },
+        ),
+      );
       let got = 0;
       let offset = 0;
       while (got < N) {

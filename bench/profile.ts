@@ -25,19 +25,39 @@ const bench = await startBenchStack({ nodeArgs: ["--cpu-prof", `--cpu-prof-dir=$
 try {
   const bot = await bench.platform.createBot();
   await bench.platform.putChat(bot.id, { id: 1001, type: "private", first_name: "Ann" });
-  const body = JSON.stringify({ chat_id: 1001, title: "Gold", description: "A bag of gold", payload: "p", currency: "XTR", prices: [{ label: "Gold", amount: 100 }] });
+  const body = JSON.stringify({
+    chat_id: 1001,
+    title: "Gold",
+    description: "A bag of gold",
+    payload: "p",
+    currency: "XTR",
+    prices: [{ label: "Gold", amount: 100 }],
+  });
   const r =
     what === "send-invoice"
-      ? await autocannon({ url: `${bench.gatewayUrl}/bot${bot.token}/sendInvoice`, method: "POST", body, connections: 64 })
+      ? await autocannon({
+          url: `${bench.gatewayUrl}/bot${bot.token}/sendInvoice`,
+          method: "POST",
+          body,
+          connections: 64,
+        })
       : await autocannon({ url: `${bench.gatewayUrl}/bot${bot.token}/getUpdates?timeout=0`, connections: 64 });
   process.stdout.write(`${what}: ${Math.round(r.rps)} req/s under the profiler\n`);
 } finally {
   await bench.stop();
 }
 
-interface Node { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
 for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
-  const p = JSON.parse(readFileSync(join(dir, file), "utf8")) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+  const p = JSON.parse(readFileSync(join(dir, file), "utf8")) as {
+    nodes: Node[];
+    samples: number[];
+    timeDeltas: number[];
+  };
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const self = new Map<string, number>();
   let total = 0;
@@ -52,5 +72,6 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) {
   });
   const service = p.nodes.map((n) => /\/dist\/([\w-]+)\.mjs$/.exec(n.callFrame.url)?.[1]).find(Boolean) ?? "?";
   process.stdout.write(`\n${service} (${file}): ${(total / 1000).toFixed(0)} ms busy\n`);
-  for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) process.stdout.write(`  ${((100 * us) / total).toFixed(1).padStart(5)}%  ${name}\n`);
+  for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25))
+    process.stdout.write(`  ${((100 * us) / total).toFixed(1).padStart(5)}%  ${name}\n`);
 }

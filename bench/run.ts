@@ -12,7 +12,20 @@ import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { meets, RESULT_MARK, table, type Figure } from "./lib/report.ts";
 
-const BENCHES = ["ceilings", "idle-stack", "send-invoice", "get-updates", "wake-latency", "idle-polls", "webhook-throughput", "webhook-latency", "scaling", "peer", "durability", "cluster"];
+const BENCHES = [
+  "ceilings",
+  "idle-stack",
+  "send-invoice",
+  "get-updates",
+  "wake-latency",
+  "idle-polls",
+  "webhook-throughput",
+  "webhook-latency",
+  "scaling",
+  "peer",
+  "durability",
+  "cluster",
+];
 /** A bench that hangs must not hold the whole run: BENCH_TIMEOUT seconds each (default 300). */
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT ?? 300) * 1000;
 const here = fileURLToPath(new URL("./", import.meta.url));
@@ -41,7 +54,10 @@ process.on("SIGINT", () => {
 
 function runOne(name: string): Promise<Figure[]> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", `${here}${name}.ts`], { stdio: ["ignore", "pipe", "inherit"], detached: true });
+    const child = spawn(process.execPath, ["--import", "tsx", `${here}${name}.ts`], {
+      stdio: ["ignore", "pipe", "inherit"],
+      detached: true,
+    });
     current = child;
     let figures: Figure[] = [];
     let timedOut = false;
@@ -66,7 +82,10 @@ function runOne(name: string): Promise<Figure[]> {
   });
 }
 
-const load = () => loadavg().map((l) => l.toFixed(2)).join(", ");
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(", ");
 const loadBefore = load();
 const started = Date.now();
 const all: Figure[] = [];
@@ -80,11 +99,18 @@ const minutes = (Date.now() - started) / 60_000;
 const machine = `${cpus().length} cores (${cpus()[0]?.model ?? "?"}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 const date = new Date().toISOString();
 process.stdout.write(`\nstarpost benchmarks, ${date}, ${machine}\n`);
-process.stdout.write(`load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadAfter}; ${minutes.toFixed(1)} min\n\n${table(all)}\n`);
+process.stdout.write(
+  `load average (1, 5, 15 min) before: ${loadBefore}; after: ${loadAfter}; ${minutes.toFixed(1)} min\n\n${table(all)}\n`,
+);
 const missed = all.filter((f) => meets(f) === false);
 if (missed.length) process.stdout.write(`\nmissed: ${missed.map((f) => `${f.bench}/${f.name}`).join("; ")}\n`);
 const notes = all.filter((f) => f.note);
-if (notes.length) process.stdout.write(`\nnotes:\n${notes.map((f) => `- ${f.bench}/${f.name}: ${f.note}`).join("\n")}\n`);
+if (notes.length)
+  process.stdout.write(`\nnotes:\n${notes.map((f) => `- ${f.bench}/${f.name}: ${f.note}`).join("\n")}\n`);
 mkdirSync(`${here}results`, { recursive: true });
-writeFileSync(`${here}results/latest.json`, JSON.stringify({ date, machine, load: { before: loadBefore, after: loadAfter }, minutes, figures: all }, null, 2) + "\n");
+writeFileSync(
+  `${here}results/latest.json`,
+  JSON.stringify({ date, machine, load: { before: loadBefore, after: loadAfter }, minutes, figures: all }, null, 2) +
+    "\n",
+);
 process.stdout.write(`\nwritten: bench/results/latest.json\n`);

@@ -25,12 +25,21 @@ try {
     const count = Math.max(5000, bots.length);
     const before = await usedMemory();
     const started = performance.now();
-    await inParallel(count, 32, (i) => platform.pushUpdate(bots[i % bots.length]!.id, userMessage(5000 + (i % 100), "hello")));
+    await inParallel(count, 32, (i) =>
+      platform.pushUpdate(bots[i % bots.length]!.id, userMessage(5000 + (i % 100), "hello")),
+    );
     const rate = count / ((performance.now() - started) / 1000);
     const after = await usedMemory();
     // Flat per bot: the rate with many bots next to the rate with one (ratio near 1).
     firstRate ??= rate;
-    figures.push({ bench: "scaling", name: `${target} bots: ingest, ${count} single-update calls`, value: rate, unit: "updates/s", ceiling: { name: "1 bot updates/s", value: firstRate }, ratio: rate / firstRate });
+    figures.push({
+      bench: "scaling",
+      name: `${target} bots: ingest, ${count} single-update calls`,
+      value: rate,
+      unit: "updates/s",
+      ceiling: { name: "1 bot updates/s", value: firstRate },
+      ratio: rate / firstRate,
+    });
     figures.push({
       bench: "scaling",
       name: `${target} bots: Redis memory per bot`,
@@ -47,14 +56,27 @@ try {
   for (const target of [1000, 10_000, 100_000]) {
     const t0 = performance.now();
     const count = target - pushed;
-    await inParallel(count / 1000, 4, () => platform.pushUpdate(one.id, Array.from({ length: 1000 }, (_, n) => userMessage(6000 + (n % 100), "x".repeat(40)))));
+    await inParallel(count / 1000, 4, () =>
+      platform.pushUpdate(
+        one.id,
+        Array.from({ length: 1000 }, (_, n) => userMessage(6000 + (n % 100), "x".repeat(40))),
+      ),
+    );
     pushed = target;
     const rate = count / ((performance.now() - t0) / 1000);
     const mem = await usedMemory();
     // Linear in pending: the same bytes per update at 100k as at 1k (ratio near 1).
     const perUpdate = (mem - start) / target;
     firstPerUpdate ??= perUpdate;
-    figures.push({ bench: "scaling", name: `${target} pending updates of one bot: Redis memory per update`, value: perUpdate, unit: "bytes", ceiling: { name: "at 1k, bytes", value: firstPerUpdate }, ratio: perUpdate / firstPerUpdate, note: `ingest in batches of 1000: ${Math.round(rate)} updates/s` });
+    figures.push({
+      bench: "scaling",
+      name: `${target} pending updates of one bot: Redis memory per update`,
+      value: perUpdate,
+      unit: "bytes",
+      ceiling: { name: "at 1k, bytes", value: firstPerUpdate },
+      ratio: perUpdate / firstPerUpdate,
+      note: `ingest in batches of 1000: ${Math.round(rate)} updates/s`,
+    });
   }
 } finally {
   await client.quit();

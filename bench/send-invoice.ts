@@ -39,7 +39,16 @@ try {
   const check = await botClient(bench.gatewayUrl, bot.token)("sendInvoice", params);
   if (check.status !== 200) throw new Error(`sendInvoice failed: ${JSON.stringify(check.body)}`);
   const cpuOf = { gateway: bench.pid("gateway"), invoices: bench.pid("invoices"), redis: bench.redis.process.pid! };
-  ours = strict(await autocannon({ url: `${bench.gatewayUrl}/bot${bot.token}/sendInvoice`, method: "POST", body, connections: CONNECTIONS, cpuOf }), "sendInvoice");
+  ours = strict(
+    await autocannon({
+      url: `${bench.gatewayUrl}/bot${bot.token}/sendInvoice`,
+      method: "POST",
+      body,
+      connections: CONNECTIONS,
+      cpuOf,
+    }),
+    "sendInvoice",
+  );
 } finally {
   await bench.stop();
 }
@@ -55,9 +64,24 @@ report([
     target: ">= 0.35",
     targetOn: "ratio",
   },
-  { bench: "send-invoice", name: "sendInvoice p50", value: ours.p50, unit: "ms", ceiling: { name: "bare p50 ms", value: ceiling.p50 } },
-  { bench: "send-invoice", name: "sendInvoice p99", value: ours.p99, unit: "ms", ceiling: { name: "bare p99 ms", value: ceiling.p99 } },
+  {
+    bench: "send-invoice",
+    name: "sendInvoice p50",
+    value: ours.p50,
+    unit: "ms",
+    ceiling: { name: "bare p50 ms", value: ceiling.p50 },
+  },
+  {
+    bench: "send-invoice",
+    name: "sendInvoice p99",
+    value: ours.p99,
+    unit: "ms",
+    ceiling: { name: "bare p99 ms", value: ceiling.p99 },
+  },
   ...floorFigures("send-invoice", "sendInvoice", ours, c, ">= 0.6"),
   { ...cpuPerCallFigure("send-invoice", "sendInvoice", ours, ceiling), target: "<= 130" },
-  { ...cpuPerCallFigure("send-invoice", "sendInvoice", ours, c.tcp, "floor"), name: "CPU per call vs the TCP two-hop floor" },
+  {
+    ...cpuPerCallFigure("send-invoice", "sendInvoice", ours, c.tcp, "floor"),
+    name: "CPU per call vs the TCP two-hop floor",
+  },
 ]);

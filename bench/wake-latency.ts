@@ -19,8 +19,20 @@ try {
   const bot = await stack.platform.createBot();
   const latencies = await measureWakes(stack.gatewayUrl, redis, bot, N);
   report([
-    { bench: "wake-latency", name: `p50 ingest -> poll answer (${N} events)`, value: percentile(latencies, 50), unit: "ms" },
-    { bench: "wake-latency", name: `p99 ingest -> poll answer (${N} events)`, value: percentile(latencies, 99), unit: "ms", target: "<= 10", targetOn: "value" },
+    {
+      bench: "wake-latency",
+      name: `p50 ingest -> poll answer (${N} events)`,
+      value: percentile(latencies, 50),
+      unit: "ms",
+    },
+    {
+      bench: "wake-latency",
+      name: `p99 ingest -> poll answer (${N} events)`,
+      value: percentile(latencies, 99),
+      unit: "ms",
+      target: "<= 10",
+      targetOn: "value",
+    },
     { bench: "wake-latency", name: "max ingest -> poll answer", value: Math.max(...latencies), unit: "ms" },
   ]);
 } finally {

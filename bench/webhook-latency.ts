@@ -66,8 +66,10 @@ try {
     }
     await Promise.all(inflight);
     const deadline = Date.now() + 30_000;
-    while (receiver.received.length < first + count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    if (receiver.received.length < first + count) throw new Error(`only ${receiver.received.length} of ${first + count} delivered`);
+    while (receiver.received.length < first + count && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    if (receiver.received.length < first + count)
+      throw new Error(`only ${receiver.received.length} of ${first + count} delivered`);
     return start;
   }
   const warm = RATE * WARMUP_SECONDS;
@@ -76,10 +78,34 @@ try {
   const start = await phase(RATE * SECONDS, warm);
   const achieved = (RATE * SECONDS) / ((performance.now() - start) / 1000);
   report([
-    { bench: "webhook-latency", name: `p50 ingest -> webhook receipt at ${RATE}/s`, value: percentile(latencies, 50), unit: "ms" },
-    { bench: "webhook-latency", name: `p99 ingest -> webhook receipt at ${RATE}/s`, value: percentile(latencies, 99), unit: "ms", target: "<= 50", targetOn: "value" },
-    { bench: "webhook-latency", name: "max ingest -> webhook receipt", value: Math.max(...latencies), unit: "ms", note: `~${Math.round(achieved)}/s sustained` },
-    { bench: "webhook-latency", name: "p99 of the ingest call alone (platform API answered)", value: percentile(ingestLatencies, 99), unit: "ms", note: `p50 ${percentile(ingestLatencies, 50).toFixed(1)} ms` },
+    {
+      bench: "webhook-latency",
+      name: `p50 ingest -> webhook receipt at ${RATE}/s`,
+      value: percentile(latencies, 50),
+      unit: "ms",
+    },
+    {
+      bench: "webhook-latency",
+      name: `p99 ingest -> webhook receipt at ${RATE}/s`,
+      value: percentile(latencies, 99),
+      unit: "ms",
+      target: "<= 50",
+      targetOn: "value",
+    },
+    {
+      bench: "webhook-latency",
+      name: "max ingest -> webhook receipt",
+      value: Math.max(...latencies),
+      unit: "ms",
+      note: `~${Math.round(achieved)}/s sustained`,
+    },
+    {
+      bench: "webhook-latency",
+      name: "p99 of the ingest call alone (platform API answered)",
+      value: percentile(ingestLatencies, 99),
+      unit: "ms",
+      note: `p50 ${percentile(ingestLatencies, 50).toFixed(1)} ms`,
+    },
   ]);
 } finally {
   await agent.close();

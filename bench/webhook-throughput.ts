@@ -24,7 +24,8 @@ const MAX_CONNECTIONS = 40;
 const receiver = await startScript("./receiver.ts");
 const receiverUrl = `http://127.0.0.1:${receiver.port}`;
 const agent = new Agent({ keepAliveTimeout: 60_000 });
-const count = async () => ((await (await request(receiverUrl, { dispatcher: agent })).body.json()) as { received: number }).received;
+const count = async () =>
+  ((await (await request(receiverUrl, { dispatcher: agent })).body.json()) as { received: number }).received;
 
 /** Fills the logs with no webhook set (nothing is delivered), then times the drain alone. */
 async function drain(workers: number): Promise<{ rate: number; cpu: string }> {
@@ -34,13 +35,17 @@ async function drain(workers: number): Promise<{ rate: number; cpu: string }> {
     const chatsPerBot = Math.max(1, Math.round(CHATS / BOTS));
     for (let sent = 0; sent < N; sent += 1000) {
       const bot = bots[(sent / 1000) % BOTS]!;
-      const batch = Array.from({ length: Math.min(1000, N - sent) }, (_, i) => userMessage(1 + ((sent + i) % chatsPerBot), `m${sent + i}`));
+      const batch = Array.from({ length: Math.min(1000, N - sent) }, (_, i) =>
+        userMessage(1 + ((sent + i) % chatsPerBot), `m${sent + i}`),
+      );
       const r = await bench.platform.pushUpdate(bot.id, batch);
       if (r.status !== 200) throw new Error(`ingest failed: ${JSON.stringify(r.body)}`);
     }
     const base = await count();
     const measured = [
-      ...bench.stack.processes.filter((p) => p.service === "webhook-worker").map((p) => [p.name, p.child.pid!] as const),
+      ...bench.stack.processes
+        .filter((p) => p.service === "webhook-worker")
+        .map((p) => [p.name, p.child.pid!] as const),
       ["redis", bench.redis.process.pid!] as const,
       ["receiver", receiver.child.pid!] as const,
     ];
@@ -63,7 +68,9 @@ async function drain(workers: number): Promise<{ rate: number; cpu: string }> {
       await new Promise((r) => setTimeout(r, 20));
     }
     const seconds = (performance.now() - started) / 1000;
-    const cpu = measured.map(([name, pid], i) => `${name} ${Math.round(((cpuMs(pid) - cpuBefore[i]!) * 1000) / N)}`).join(", ");
+    const cpu = measured
+      .map(([name, pid], i) => `${name} ${Math.round(((cpuMs(pid) - cpuBefore[i]!) * 1000) / N)}`)
+      .join(", ");
     return { rate: N / seconds, cpu: `CPU µs per update: ${cpu}` };
   } finally {
     await bench.stop();
@@ -71,7 +78,13 @@ async function drain(workers: number): Promise<{ rate: number; cpu: string }> {
 }
 
 try {
-  const ceiling = await autocannon({ url: `${receiverUrl}/hook`, method: "POST", body: UPDATE_BODY, connections: MAX_CONNECTIONS * BOTS, seconds: 5 });
+  const ceiling = await autocannon({
+    url: `${receiverUrl}/hook`,
+    method: "POST",
+    body: UPDATE_BODY,
+    connections: MAX_CONNECTIONS * BOTS,
+    seconds: 5,
+  });
   const c = { name: "receiver via autocannon req/s", value: ceiling.rps };
   const figures: Figure[] = [];
   for (const workers of [1, 2]) {

@@ -33,14 +33,17 @@ export async function buildDist(dist = join(REPO_ROOT, "dist")): Promise<{ servi
     format: "esm",
     target: "node20",
     // Bundled CommonJS dependencies call require() for node's built-in modules.
-    banner: { js: 'import { createRequire as __spCreateRequire } from "node:module"; const require = __spCreateRequire(import.meta.url);' },
+    banner: {
+      js: 'import { createRequire as __spCreateRequire } from "node:module"; const require = __spCreateRequire(import.meta.url);',
+    },
     legalComments: "none",
     logLevel: "warning",
   });
   const lua: string[] = [];
   for (const dir of LUA_DIRS) {
     for (const file of readdirSync(join(REPO_ROOT, dir)).filter((f) => f.endsWith(".lua"))) {
-      if (lua.includes(file)) throw new Error(`build: two Lua scripts are named ${file}; dist/ holds them side by side`);
+      if (lua.includes(file))
+        throw new Error(`build: two Lua scripts are named ${file}; dist/ holds them side by side`);
       lua.push(file);
       copyFileSync(join(REPO_ROOT, dir, file), join(dist, file));
     }
@@ -52,5 +55,7 @@ export async function buildDist(dist = join(REPO_ROOT, "dist")): Promise<{ servi
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const { services, lua } = await buildDist();
-  console.log(`starpost: built ${services.map((s) => `dist/${s}.mjs`).join(", ")}, dist/healthcheck.mjs and ${lua.length} Lua scripts`);
+  console.log(
+    `starpost: built ${services.map((s) => `dist/${s}.mjs`).join(", ")}, dist/healthcheck.mjs and ${lua.length} Lua scripts`,
+  );
 }

@@ -16,7 +16,11 @@ function placeholders(fn: (...args: never[]) => unknown): string[] {
   // `(a, b) => …` or, as some compilers print a single parameter, `a => …`.
   const m = /^(?:\(([^)]*)\)|([A-Za-z_$][\w$]*)\s*=>)/.exec(fn.toString());
   const head = m?.[1] ?? m?.[2] ?? "";
-  return head.split(",").map((p) => p.trim().split(/[:=\s]/)[0]!).filter(Boolean).map((p) => `<${p}>`);
+  return head
+    .split(",")
+    .map((p) => p.trim().split(/[:=\s]/)[0]!)
+    .filter(Boolean)
+    .map((p) => `<${p}>`);
 }
 
 export function renderErrorsDoc(): string {
@@ -41,7 +45,9 @@ export function renderErrorsDoc(): string {
 
 export function renderMethodsDoc(): string {
   const rows = Object.entries(METHODS).map(([name, m]: [string, MethodSpec]) => {
-    const notes = [m.longPoll && "long poll", m.webhookReply === false && "not run from webhook answers"].filter(Boolean).join("; ");
+    const notes = [m.longPoll && "long poll", m.webhookReply === false && "not run from webhook answers"]
+      .filter(Boolean)
+      .join("; ");
     return `| \`${name}\` | ${m.service} | ${m.summary} | ${notes} |`;
   });
   return [

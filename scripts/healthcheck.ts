@@ -10,7 +10,9 @@ import { ALL_CONFIG_SCHEMAS } from "../packages/shared/src/config.ts";
 type Service = keyof typeof ALL_CONFIG_SCHEMAS;
 
 const args = process.argv[2] ? [`${process.argv[2]}.mjs`] : readFileSync("/proc/1/cmdline", "utf8").split("\0");
-const service = args.map((a) => /(?:^|\/)([a-z-]+)\.mjs$/.exec(a)?.[1]).find((s): s is Service => !!s && s in ALL_CONFIG_SCHEMAS);
+const service = args
+  .map((a) => /(?:^|\/)([a-z-]+)\.mjs$/.exec(a)?.[1])
+  .find((s): s is Service => !!s && s in ALL_CONFIG_SCHEMAS);
 if (!service) {
   console.error(`healthcheck: no starpost service in the command line: ${args.join(" ")}`);
   process.exit(1);

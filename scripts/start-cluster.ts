@@ -80,6 +80,7 @@ const stopping = stopOnSignal(async () => {
 });
 for (const p of stack.processes) {
   p.child.once("exit", (code, signal) => {
-    if (!stopping()) process.stderr.write(`starpost: ${p.name} exited (${signal ?? code}); see .data/logs/${p.name}.log\n`);
+    if (!stopping())
+      process.stderr.write(`starpost: ${p.name} exited (${signal ?? code}); see .data/logs/${p.name}.log\n`);
   });
 }

@@ -32,9 +32,17 @@ export async function twoHopFloor(hop: Hop, o: Omit<LoadOptions, "url"> = {}, pi
   rmSync(socket, { force: true });
   const service = await startScript("./two-hop.ts", { ROLE: "service", ...(hop === "unix" ? { SOCKET: socket } : {}) });
   try {
-    const gateway = await startScript("./two-hop.ts", { ROLE: "gateway", PIPELINING: String(pipelining), ...(hop === "unix" ? { SOCKET: socket } : { SERVICE_PORT: String(service.port) }) });
+    const gateway = await startScript("./two-hop.ts", {
+      ROLE: "gateway",
+      PIPELINING: String(pipelining),
+      ...(hop === "unix" ? { SOCKET: socket } : { SERVICE_PORT: String(service.port) }),
+    });
     try {
-      const r = await autocannon({ ...o, url: `http://127.0.0.1:${gateway.port}/`, cpuOf: { gateway: gateway.child.pid!, service: service.child.pid! } });
+      const r = await autocannon({
+        ...o,
+        url: `http://127.0.0.1:${gateway.port}/`,
+        cpuOf: { gateway: gateway.child.pid!, service: service.child.pid! },
+      });
       r.cpuUsPerRequest = { floor: (r.cpuUsPerRequest.gateway ?? 0) + (r.cpuUsPerRequest.service ?? 0) };
       return r;
     } finally {
@@ -47,7 +55,9 @@ export async function twoHopFloor(hop: Hop, o: Omit<LoadOptions, "url"> = {}, pi
 }
 
 /** The bare server and both two-hop floors under the same load settings, one after another. */
-export async function ceilings(o: Omit<LoadOptions, "url"> = {}): Promise<{ bare: LoadResult; tcp: LoadResult; unix: LoadResult }> {
+export async function ceilings(
+  o: Omit<LoadOptions, "url"> = {},
+): Promise<{ bare: LoadResult; tcp: LoadResult; unix: LoadResult }> {
   return { bare: await bareCeiling(o), tcp: await twoHopFloor("tcp", o), unix: await twoHopFloor("unix", o) };
 }
 
@@ -55,7 +65,13 @@ export async function ceilings(o: Omit<LoadOptions, "url"> = {}): Promise<{ bare
  * A forwarded figure as a ratio to the two-hop floors measured in the same run (the bare ratio is
  * the figure's own row): req/s ÷ floor req/s, TCP and Unix socket.
  */
-export function floorFigures(bench: string, what: string, ours: LoadResult, c: { bare: LoadResult; tcp: LoadResult; unix: LoadResult }, target?: string): Figure[] {
+export function floorFigures(
+  bench: string,
+  what: string,
+  ours: LoadResult,
+  c: { bare: LoadResult; tcp: LoadResult; unix: LoadResult },
+  target?: string,
+): Figure[] {
   return (["tcp", "unix"] as const).map((hop) => ({
     bench,
     name: `${what} ÷ two-hop floor (${hop === "tcp" ? "TCP" : "Unix socket"})`,
@@ -69,14 +85,23 @@ export function floorFigures(bench: string, what: string, ours: LoadResult, c: {
 }
 
 /** A webhook-sized update, the body a receiver's ceiling is measured with. */
-export const UPDATE_BODY = JSON.stringify({ update_id: 1, message: { message_id: 1, date: 0, chat: { id: 1, type: "private", first_name: "Ann" }, text: "hi" } });
+export const UPDATE_BODY = JSON.stringify({
+  update_id: 1,
+  message: { message_id: 1, date: 0, chat: { id: 1, type: "private", first_name: "Ann" }, text: "hi" },
+});
 
 /**
  * CPU time one call costs across the processes that serve it, next to what the bare server spends
  * on one request. On a machine whose cores are the limit, throughput ratios follow these costs, and
  * unlike req/s they hardly move with the other load on a shared machine.
  */
-export function cpuPerCallFigure(bench: string, what: string, ours: LoadResult, bare: LoadResult, key = "bare"): Figure {
+export function cpuPerCallFigure(
+  bench: string,
+  what: string,
+  ours: LoadResult,
+  bare: LoadResult,
+  key = "bare",
+): Figure {
   const parts = Object.entries(ours.cpuUsPerRequest);
   const total = parts.reduce((sum, [, us]) => sum + us, 0);
   const bareUs = bare.cpuUsPerRequest[key]!;

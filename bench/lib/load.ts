@@ -44,7 +44,16 @@ export async function autocannon(o: LoadOptions): Promise<LoadResult> {
 }
 
 function run(o: LoadOptions): Promise<LoadResult> {
-  const args = [AUTOCANNON, "--json", "-c", String(o.connections ?? 64), "-d", String(o.seconds ?? SECONDS), "-m", o.method ?? "GET"];
+  const args = [
+    AUTOCANNON,
+    "--json",
+    "-c",
+    String(o.connections ?? 64),
+    "-d",
+    String(o.seconds ?? SECONDS),
+    "-m",
+    o.method ?? "GET",
+  ];
   for (const [k, v] of Object.entries(o.headers ?? {})) args.push("-H", `${k}=${v}`);
   if (o.body !== undefined) args.push("-b", o.body, "-H", "content-type=application/json");
   args.push(o.url);

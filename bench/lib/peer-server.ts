@@ -2,7 +2,11 @@
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const TelegramServer = require("telegram-test-api") as new (c: { port: number; host: string; storeTimeout: number }) => {
+const TelegramServer = require("telegram-test-api") as new (c: {
+  port: number;
+  host: string;
+  storeTimeout: number;
+}) => {
   start(): Promise<void>;
 };
 const port = Number(process.env.PORT);

@@ -4,9 +4,15 @@ import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 
 /** Starts a bench helper script in its own process and waits for its "listening <port>" line. */
-export function startScript(script: string, env: Record<string, string> = {}): Promise<{ port: number; child: ChildProcess }> {
+export function startScript(
+  script: string,
+  env: Record<string, string> = {},
+): Promise<{ port: number; child: ChildProcess }> {
   const path = fileURLToPath(new URL(script, new URL("./", import.meta.url)));
-  const child = spawn(process.execPath, ["--import", "tsx", path], { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ["--import", "tsx", path], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
   return new Promise((resolve, reject) => {
     child.on("exit", (code) => reject(new Error(`${script} exited ${code}`)));
     createInterface({ input: child.stdout! }).on("line", (line) => {

@@ -33,7 +33,15 @@ function benchDist(): Promise<string> {
 
 export const fromSource = () => process.env.BENCH_FROM_SOURCE === "true";
 
-export async function startBenchStack(opts: { workers?: number; env?: Record<string, string>; aof?: "always" | "everysec" | "no"; nodeArgs?: string[]; dist?: string } = {}): Promise<BenchStack> {
+export async function startBenchStack(
+  opts: {
+    workers?: number;
+    env?: Record<string, string>;
+    aof?: "always" | "everysec" | "no";
+    nodeArgs?: string[];
+    dist?: string;
+  } = {},
+): Promise<BenchStack> {
   const aof = opts.aof ?? (process.env.BENCH_AOF === "no" ? "no" : "always");
   return startLocalStack({
     appendonly: aof !== "no",

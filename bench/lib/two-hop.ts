@@ -25,7 +25,11 @@ if (process.env.ROLE === "service") {
   const socketPath = process.env.SOCKET;
   // PIPELINING=n: n requests in flight on each of 64 / n sockets, instead of one on each of 64.
   const pipelining = Number(process.env.PIPELINING ?? 1);
-  const pool = new Pool(socketPath ? "http://localhost" : `http://127.0.0.1:${process.env.SERVICE_PORT}`, { connections: Math.ceil(64 / pipelining), pipelining, ...(socketPath ? { socketPath } : {}) });
+  const pool = new Pool(socketPath ? "http://localhost" : `http://127.0.0.1:${process.env.SERVICE_PORT}`, {
+    connections: Math.ceil(64 / pipelining),
+    pipelining,
+    ...(socketPath ? { socketPath } : {}),
+  });
   const forward = async (method: "GET" | "POST", body: unknown) => {
     const res = await pool.request({
       path: "/",

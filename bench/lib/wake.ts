@@ -9,7 +9,12 @@ import { PLATFORM_TOKEN } from "./stack.ts";
  * waits (its claim is in Redis), so what is measured is the wake-up, not a ready read. The first
  * 20 events warm the processes up and are not returned.
  */
-export async function measureWakes(gatewayUrl: string, redis: Redis, bot: { id: number; token: string }, n: number): Promise<number[]> {
+export async function measureWakes(
+  gatewayUrl: string,
+  redis: Redis,
+  bot: { id: number; token: string },
+  n: number,
+): Promise<number[]> {
   const agent = new Agent({ keepAliveTimeout: 60_000 });
   const ingestUrl = `${gatewayUrl}/platform/v1/bots/${bot.id}/updates`;
   const headers = { authorization: `Bearer ${PLATFORM_TOKEN}`, "content-type": "application/json" };
@@ -17,13 +22,15 @@ export async function measureWakes(gatewayUrl: string, redis: Redis, bot: { id: 
   let offset = 0;
   try {
     for (let i = 0; i < n + 20; i++) {
-      const poll = request(`${gatewayUrl}/bot${bot.token}/getUpdates?timeout=30&offset=${offset}`, { dispatcher: agent }).then(
-        async (res) => ((await res.body.json()) as { result: { update_id: number }[] }).result,
-      );
+      const poll = request(`${gatewayUrl}/bot${bot.token}/getUpdates?timeout=30&offset=${offset}`, {
+        dispatcher: agent,
+      }).then(async (res) => ((await res.body.json()) as { result: { update_id: number }[] }).result);
       while ((await redis.get(keys.pollOwner(bot.id))) === null) await new Promise((r) => setImmediate(r));
       const body = JSON.stringify(userMessage(7, `m${i}`));
       const started = performance.now();
-      const ingest = request(ingestUrl, { method: "POST", headers, body, dispatcher: agent }).then((r) => r.body.dump());
+      const ingest = request(ingestUrl, { method: "POST", headers, body, dispatcher: agent }).then((r) =>
+        r.body.dump(),
+      );
       const result = await poll;
       const elapsed = performance.now() - started;
       await ingest;

@@ -32,7 +32,13 @@ export interface ChaosReport {
 
 const kindOf = (name: string) => name.replace(/-\d+$/, "");
 
-async function killer(s: ChaosStack, opts: ChaosOptions, random: () => number, until: number, report: ChaosReport): Promise<void> {
+async function killer(
+  s: ChaosStack,
+  opts: ChaosOptions,
+  random: () => number,
+  until: number,
+  report: ChaosReport,
+): Promise<void> {
   const started = Date.now();
   const n = Math.max(1, opts.redisKills ?? 1);
   const redisAt = Array.from({ length: n }, (_, i) => started + ((i + 1) / (n + 1)) * (until - started));
@@ -65,7 +71,16 @@ async function killer(s: ChaosStack, opts: ChaosOptions, random: () => number, u
 export async function runChaos(opts: ChaosOptions): Promise<ChaosReport> {
   const random = seededRandom(opts.seed);
   const log = opts.log ?? (() => undefined);
-  const report: ChaosReport = { seed: opts.seed, seconds: opts.seconds, kills: {}, recoveries: {}, ops: {}, violations: [], crashLooping: [], events: [] };
+  const report: ChaosReport = {
+    seed: opts.seed,
+    seconds: opts.seconds,
+    kills: {},
+    recoveries: {},
+    ops: {},
+    violations: [],
+    crashLooping: [],
+    events: [],
+  };
   const s = await startChaosStack();
   try {
     const bots = await createBots(s);
@@ -98,13 +113,21 @@ const pct = (xs: number[], p: number) => {
 
 /** The report as a text table (kills and recovery per kind, operations, violations). */
 export function formatReport(r: ChaosReport): string {
-  const lines = [`seed ${r.seed} (replay: CHAOS_SEED=${r.seed}), ${r.seconds} s of chaos`, "", "| process kind | kills | until /readyz green: p50 | max |", "|---|---|---|---|"];
+  const lines = [
+    `seed ${r.seed} (replay: CHAOS_SEED=${r.seed}), ${r.seconds} s of chaos`,
+    "",
+    "| process kind | kills | until /readyz green: p50 | max |",
+    "|---|---|---|---|",
+  ];
   for (const kind of Object.keys(r.kills).sort()) {
     const rec = r.recoveries[kind] ?? [];
     lines.push(`| ${kind} | ${r.kills[kind]} | ${pct(rec, 0.5)} ms | ${rec.length ? Math.max(...rec) : NaN} ms |`);
   }
   const all = Object.values(r.recoveries).flat();
-  lines.push(`| all | ${Object.values(r.kills).reduce((a, b) => a + b, 0)} | ${pct(all, 0.5)} ms | ${all.length ? Math.max(...all) : NaN} ms |`, "");
+  lines.push(
+    `| all | ${Object.values(r.kills).reduce((a, b) => a + b, 0)} | ${pct(all, 0.5)} ms | ${all.length ? Math.max(...all) : NaN} ms |`,
+    "",
+  );
   lines.push("| operation | count |", "|---|---|");
   for (const [k, v] of Object.entries(r.ops)) lines.push(`| ${k} | ${v} |`);
   lines.push("", `invariant violations: ${r.violations.length}`, ...r.violations.slice(0, 50).map((v) => `  - ${v}`));

@@ -19,7 +19,12 @@ export interface Reply {
 }
 
 /** One HTTP call that never throws: undefined when the connection failed or timed out (a kill). */
-export async function call(url: string, method: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply | undefined> {
+export async function call(
+  url: string,
+  method: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply | undefined> {
   try {
     const res = await fetch(url, {
       method,
@@ -55,12 +60,23 @@ export interface ChaosStack {
 export async function startChaosStack(): Promise<ChaosStack> {
   const events: string[] = [];
   // A process that ran 1.5 s before dying was killed, not crash-looping; five quick deaths in a row are a loop.
-  const supervisor = new Supervisor({ log: (l) => events.push(`${new Date().toISOString()} ${l}`), baseDelayMs: 200, maxDelayMs: 3000, stableMs: 1500, maxTries: 5 });
+  const supervisor = new Supervisor({
+    log: (l) => events.push(`${new Date().toISOString()} ${l}`),
+    baseDelayMs: 200,
+    maxDelayMs: 3000,
+    stableMs: 1500,
+    maxTries: 5,
+  });
   const local = await startLocalStack({
     appendonly: true,
     supervisor,
     env: { LOG_LEVEL: "warn" },
-    extraEnv: { WORKER_LOCK_MS: "8000", WORKER_STALLED_INTERVAL_MS: "4000", WEBHOOK_RECONCILE_MS: "1000", WEBHOOK_BACKOFF_SCALE: "0.05" },
+    extraEnv: {
+      WORKER_LOCK_MS: "8000",
+      WORKER_STALLED_INTERVAL_MS: "4000",
+      WEBHOOK_RECONCILE_MS: "1000",
+      WEBHOOK_BACKOFF_SCALE: "0.05",
+    },
   });
   supervisor.watch("redis-server", local.redis.process, () => local.redis.respawn());
   const receiver = await startReceiver();
@@ -73,7 +89,9 @@ export async function startChaosStack(): Promise<ChaosStack> {
     bot: (token, method, params = {}) => call(`${local.gatewayUrl}/bot${token}/${method}`, "POST", params),
     platform: (method, path, body) => call(`${local.gatewayUrl}/platform/v1${path}`, method, body, auth),
     async allReady() {
-      const answers = await Promise.all(local.stack.processes.map((p) => call(`http://127.0.0.1:${p.port}/readyz`, "GET")));
+      const answers = await Promise.all(
+        local.stack.processes.map((p) => call(`http://127.0.0.1:${p.port}/readyz`, "GET")),
+      );
       return answers.every((a) => a?.status === 200);
     },
     async stop() {

@@ -9,24 +9,49 @@ import type { Bot, Ledger } from "./workload.ts";
  * the balance equals the ledger; what the platform heard "paid" is charged; per-chat order holds
  * on webhooks. Returns the violations (none expected).
  */
-export async function checkInvariants(s: ChaosStack, bots: Bot[], ledger: Ledger, log: (line: string) => void): Promise<string[]> {
+export async function checkInvariants(
+  s: ChaosStack,
+  bots: Bot[],
+  ledger: Ledger,
+  log: (line: string) => void,
+): Promise<string[]> {
   const v: string[] = [];
   // The switching bot ends on polling, so its poller collects whatever is left.
   const toggler = bots.find((b) => b.role === "toggler")!;
-  await eventually(async () => (await s.bot(toggler.token, "deleteWebhook"))?.body?.ok === true, 60_000, "deleteWebhook of the switching bot");
+  await eventually(
+    async () => (await s.bot(toggler.token, "deleteWebhook"))?.body?.ok === true,
+    60_000,
+    "deleteWebhook of the switching bot",
+  );
 
-  const pendingOf = async (b: Bot) => (await s.bot(b.token, "getWebhookInfo"))?.body?.result?.pending_update_count as number | undefined;
+  const pendingOf = async (b: Bot) =>
+    (await s.bot(b.token, "getWebhookInfo"))?.body?.result?.pending_update_count as number | undefined;
   try {
-    await eventually(async () => (await Promise.all(bots.map(pendingOf))).every((n) => n === 0), 180_000, "every bot's pending updates delivered");
+    await eventually(
+      async () => (await Promise.all(bots.map(pendingOf))).every((n) => n === 0),
+      180_000,
+      "every bot's pending updates delivered",
+    );
   } catch {
     const left = await Promise.all(bots.map(async (b) => `${b.role} ${b.id}: ${await pendingOf(b)}`));
     v.push(`updates still pending 180 s after the chaos: ${left.join(", ")}`);
   }
   log("chaos: everything delivered; checking the invariants");
 
-  const texts = new Map(bots.map((b) => [b.id, new Set([...ledger.received.get(b.id)!.values()].map((u) => u.message?.text).filter(Boolean))]));
+  const texts = new Map(
+    bots.map((b) => [
+      b.id,
+      new Set([...ledger.received.get(b.id)!.values()].map((u) => u.message?.text).filter(Boolean)),
+    ]),
+  );
   const lost = ledger.acked.filter((a) => !texts.get(a.bot)!.has(a.text));
-  if (lost.length) v.push(`${lost.length} acknowledged pushes never delivered, e.g. ${lost.slice(0, 5).map((a) => a.text).join(", ")}`);
+  if (lost.length)
+    v.push(
+      `${lost.length} acknowledged pushes never delivered, e.g. ${lost
+        .slice(0, 5)
+        .map((a) => a.text)
+        .join(", ")}`,
+    );
 
   for (const bot of bots.filter((b) => b.role.startsWith("shop"))) {
     const txns: any[] = [];
@@ -50,16 +75,21 @@ export async function checkInvariants(s: ChaosStack, bots: Bot[], ledger: Ledger
     const pair = (what: string, ledgerIds: string[], field: string) => {
       const messages = told(field);
       if (new Set(ledgerIds).size !== ledgerIds.length) v.push(`${bot.role}: a ${what} appears twice in the ledger`);
-      for (const id of ledgerIds) if (messages.get(id) !== 1) v.push(`${bot.role}: ${what} ${id} has ${messages.get(id) ?? 0} ${field} updates`);
-      for (const id of messages.keys()) if (!ledgerIds.includes(id)) v.push(`${bot.role}: ${field} for ${id} without its ${what}`);
+      for (const id of ledgerIds)
+        if (messages.get(id) !== 1) v.push(`${bot.role}: ${what} ${id} has ${messages.get(id) ?? 0} ${field} updates`);
+      for (const id of messages.keys())
+        if (!ledgerIds.includes(id)) v.push(`${bot.role}: ${field} for ${id} without its ${what}`);
     };
     pair("charge", charges, "successful_payment");
     pair("refund", refunds, "refunded_payment");
     const sum = txns.reduce((n, t) => n + (t.source ? t.amount : -t.amount), 0);
     const balance = (await s.bot(bot.token, "getMyStarBalance"))?.body?.result?.amount;
     if (balance !== sum) v.push(`${bot.role}: balance ${balance} != ledger ${sum}`);
-    for (const id of ledger.paid.get(bot.id)!) if (!charges.includes(id)) v.push(`${bot.role}: the platform heard "paid" for ${id}, which is not charged`);
-    for (const id of ledger.refunded.get(bot.id)!) if (!refunds.includes(id)) v.push(`${bot.role}: the bot heard its refund of ${id} done, which is not in the ledger`);
+    for (const id of ledger.paid.get(bot.id)!)
+      if (!charges.includes(id)) v.push(`${bot.role}: the platform heard "paid" for ${id}, which is not charged`);
+    for (const id of ledger.refunded.get(bot.id)!)
+      if (!refunds.includes(id))
+        v.push(`${bot.role}: the bot heard its refund of ${id} done, which is not in the ledger`);
     log(`chaos: ${bot.role}: ${charges.length} charges, ${refunds.length} refunds, balance ${balance}`);
   }
 
@@ -73,7 +103,8 @@ export async function checkInvariants(s: ChaosStack, bots: Bot[], ledger: Ledger
     if (!a || seen.has(`${bot}:${a.text}`)) continue;
     seen.add(`${bot}:${a.text}`);
     const key = `${bot}:${a.chat}`;
-    if ((last.get(key) ?? 0) > a.seq) v.push(`webhook order: chat ${a.chat} of bot ${bot} got ${a.seq} after ${last.get(key)}`);
+    if ((last.get(key) ?? 0) > a.seq)
+      v.push(`webhook order: chat ${a.chat} of bot ${bot} got ${a.seq} after ${last.get(key)}`);
     last.set(key, Math.max(last.get(key) ?? 0, a.seq));
   }
   return v;

@@ -42,12 +42,26 @@ export interface Ledger {
 const chat = (id: number) => ({ id, type: "private", first_name: `U${id}` });
 
 export async function createBots(s: ChaosStack): Promise<Bot[]> {
-  const roles: [Bot["role"], number][] = [["polling", 1], ["polling", 1], ["webhook", 2], ["webhook", 2], ["toggler", 1], ["shop-polling", 1], ["shop-webhook", 1]];
+  const roles: [Bot["role"], number][] = [
+    ["polling", 1],
+    ["polling", 1],
+    ["webhook", 2],
+    ["webhook", 2],
+    ["toggler", 1],
+    ["shop-polling", 1],
+    ["shop-webhook", 1],
+  ];
   const bots: Bot[] = [];
   let chatId = 1000;
   for (const [role, chats] of roles) {
     const b = await s.local.platform.createBot();
-    const bot: Bot = { id: b.id, token: b.token, role, chats: Array.from({ length: chats }, () => ++chatId), secret: `secret${b.id}` };
+    const bot: Bot = {
+      id: b.id,
+      token: b.token,
+      role,
+      chats: Array.from({ length: chats }, () => ++chatId),
+      secret: `secret${b.id}`,
+    };
     for (const c of bot.chats) await s.local.platform.putChat(bot.id, chat(c));
     if (role === "webhook" || role === "shop-webhook") {
       const r = await s.bot(bot.token, "setWebhook", { url: s.receiver.url, secret_token: bot.secret });
@@ -66,12 +80,25 @@ export function newLedger(bots: Bot[]): Ledger {
     paid: new Map(bots.map((b) => [b.id, []])),
     refunded: new Map(bots.map((b) => [b.id, []])),
     refusals: [],
-    ops: { pushes: 0, pushesAcked: 0, paid: 0, declined: 0, expired: 0, refunds: 0, subscribed: 0, renewals: 0, renewalsEnded: 0, webhookSet: 0, webhookDeleted: 0 },
+    ops: {
+      pushes: 0,
+      pushesAcked: 0,
+      paid: 0,
+      declined: 0,
+      expired: 0,
+      refunds: 0,
+      subscribed: 0,
+      renewals: 0,
+      renewalsEnded: 0,
+      webhookSet: 0,
+      webhookDeleted: 0,
+    },
   };
 }
 
 /** What a shop bot answers: the payer marks invoices it wants declined in their payload. */
-export const answerFor = (q: any) => (String(q.invoice_payload).startsWith("decline") ? { ok: false, error_message: "Sold out" } : { ok: true });
+export const answerFor = (q: any) =>
+  String(q.invoice_payload).startsWith("decline") ? { ok: false, error_message: "Sold out" } : { ok: true };
 
 export class Workload {
   private stopped = false;
@@ -92,15 +119,20 @@ export class Workload {
       if (!bot) return { status: 401 };
       this.receive(bot, req.update, true);
       const q = req.update.pre_checkout_query;
-      if (q) return { body: JSON.stringify({ method: "answerPreCheckoutQuery", pre_checkout_query_id: q.id, ...answerFor(q) }) };
+      if (q)
+        return {
+          body: JSON.stringify({ method: "answerPreCheckoutQuery", pre_checkout_query_id: q.id, ...answerFor(q) }),
+        };
       return undefined;
     };
   }
 
   start(): void {
     for (const bot of this.bots) {
-      if (bot.role === "polling" || bot.role === "webhook" || bot.role === "toggler") for (const c of bot.chats) this.loops.push(this.pusher(bot, c));
-      if (bot.role === "polling" || bot.role === "toggler" || bot.role === "shop-polling") this.pollers.push(this.poller(bot));
+      if (bot.role === "polling" || bot.role === "webhook" || bot.role === "toggler")
+        for (const c of bot.chats) this.loops.push(this.pusher(bot, c));
+      if (bot.role === "polling" || bot.role === "toggler" || bot.role === "shop-polling")
+        this.pollers.push(this.poller(bot));
       if (bot.role.startsWith("shop")) this.loops.push(this.payer(bot, this.random() * 1e9));
       if (bot.role === "toggler") this.loops.push(this.toggler(bot));
     }
@@ -127,7 +159,9 @@ export class Workload {
     while (!this.stopped) {
       seq++;
       const text = `${bot.id}/${chatId}/${seq}`;
-      const r = await this.s.platform("POST", `/bots/${bot.id}/updates`, { message: { message_id: seq, from: chat(chatId), chat: chat(chatId), date: Math.floor(Date.now() / 1000), text } });
+      const r = await this.s.platform("POST", `/bots/${bot.id}/updates`, {
+        message: { message_id: seq, from: chat(chatId), chat: chat(chatId), date: Math.floor(Date.now() / 1000), text },
+      });
       this.ledger.ops.pushes!++;
       if (r?.status === 200 && typeof r.body.result?.update_id === "number") {
         this.ledger.acked.push({ bot: bot.id, chat: chatId, seq, text });
@@ -168,12 +202,24 @@ export class Workload {
       const payload = `${this.random() < 0.2 ? "decline" : "accept"}-${n}`;
       let invoice: number | undefined;
       while (invoice === undefined && !this.stopped) {
-        const r = await this.s.bot(bot.token, "sendInvoice", { chat_id: payerChat, title: "T", description: "D", payload, currency: "XTR", prices: [{ label: "x", amount: 1 + (n % 7) }] });
+        const r = await this.s.bot(bot.token, "sendInvoice", {
+          chat_id: payerChat,
+          title: "T",
+          description: "D",
+          payload,
+          currency: "XTR",
+          prices: [{ label: "x", amount: 1 + (n % 7) }],
+        });
         if (r?.status === 200) invoice = r.body.result.message_id;
         else await sleep(300);
       }
       if (invoice === undefined) return;
-      const body = { chat_id: payerChat, message_id: invoice, user: chat(payerChat), idempotency_key: `pay-${Math.floor(salt)}-${n}` };
+      const body = {
+        chat_id: payerChat,
+        message_id: invoice,
+        user: chat(payerChat),
+        idempotency_key: `pay-${Math.floor(salt)}-${n}`,
+      };
       // A payment in flight is seen through to its outcome even after stop (the key makes retries safe).
       const outcome = await this.platformUntilAnswered("POST", `/bots/${bot.id}/payments`, body);
       this.ledger.ops[outcome.status]!++;
@@ -198,7 +244,14 @@ export class Workload {
   private async subscribe(bot: Bot, n: number, salt: number): Promise<void> {
     const price = 3;
     while (!this.links.has(bot.id)) {
-      const r = await this.s.bot(bot.token, "createInvoiceLink", { title: "S", description: "D", payload: "accept-sub", currency: "XTR", prices: [{ label: "m", amount: price }], subscription_period: 2_592_000 });
+      const r = await this.s.bot(bot.token, "createInvoiceLink", {
+        title: "S",
+        description: "D",
+        payload: "accept-sub",
+        currency: "XTR",
+        prices: [{ label: "m", amount: price }],
+        subscription_period: 2_592_000,
+      });
       if (r?.status === 200) this.links.set(bot.id, r.body.result);
       else await sleep(300);
     }
@@ -218,7 +271,10 @@ export class Workload {
 
   private async refund(bot: Bot, userId: number, chargeId: string): Promise<void> {
     for (;;) {
-      const r = await this.s.bot(bot.token, "refundStarPayment", { user_id: userId, telegram_payment_charge_id: chargeId });
+      const r = await this.s.bot(bot.token, "refundStarPayment", {
+        user_id: userId,
+        telegram_payment_charge_id: chargeId,
+      });
       // CHARGE_ALREADY_REFUNDED on a retry: the first attempt got through before its process died.
       if (r?.status === 200 || (r?.status === 400 && /ALREADY_REFUNDED/.test(r.body.description))) {
         this.ledger.refunded.get(bot.id)!.push(chargeId);
@@ -237,7 +293,9 @@ export class Workload {
     let webhook = false;
     while (!this.stopped) {
       await sleep(2000 + this.random() * 1500);
-      const r = webhook ? await this.s.bot(bot.token, "deleteWebhook") : await this.s.bot(bot.token, "setWebhook", { url: this.s.receiver.url, secret_token: bot.secret });
+      const r = webhook
+        ? await this.s.bot(bot.token, "deleteWebhook")
+        : await this.s.bot(bot.token, "setWebhook", { url: this.s.receiver.url, secret_token: bot.secret });
       if (r?.body?.ok) {
         webhook = !webhook;
         this.ledger.ops[webhook ? "webhookSet" : "webhookDeleted"]!++;

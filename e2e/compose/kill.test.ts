@@ -1,7 +1,17 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botClient, composeTargetEnv, eventually, metric, startReceiver, startTarget, userMessage, type Receiver, type Target } from "@starpost/testkit";
+import {
+  botClient,
+  composeTargetEnv,
+  eventually,
+  metric,
+  startReceiver,
+  startTarget,
+  userMessage,
+  type Receiver,
+  type Target,
+} from "@starpost/testkit";
 
 /**
  * On `docker compose up --scale webhook-worker=4`: updates for webhook bots on this host are being
@@ -31,7 +41,8 @@ afterAll(async () => {
   await target?.stop();
 });
 
-const inspect = async (id: string, format: string) => (await run("docker", ["inspect", "--format", format, id])).stdout.trim();
+const inspect = async (id: string, format: string) =>
+  (await run("docker", ["inspect", "--format", format, id])).stdout.trim();
 
 describe("docker compose up --scale webhook-worker=4, a worker killed and Redis crashed mid-delivery", () => {
   it("delivers every acknowledged update, in each chat's order", async () => {
@@ -44,7 +55,11 @@ describe("docker compose up --scale webhook-worker=4, a worker killed and Redis 
     const botOfSecret = new Map<string, number>();
     for (const [i, bot] of bots.entries()) {
       botOfSecret.set(`kill_bot_${i}`, bot.id);
-      const set = await botClient(target.gatewayUrl, bot.token)("setWebhook", { url: receiver.url, secret_token: `kill_bot_${i}`, max_connections: 20 });
+      const set = await botClient(target.gatewayUrl, bot.token)("setWebhook", {
+        url: receiver.url,
+        secret_token: `kill_bot_${i}`,
+        max_connections: 20,
+      });
       expect(set.body).toMatchObject({ ok: true });
     }
     const pushed = new Map<number, number[]>(bots.map((b) => [b.id, []]));
@@ -60,12 +75,15 @@ describe("docker compose up --scale webhook-worker=4, a worker killed and Redis 
     for (let round = 0; round < ROUNDS / 2; round++) await pushRound(round);
 
     const total = BOTS * ROUNDS * PER_ROUND;
-    const key = (g: { headers: Record<string, unknown>; update: { update_id: number } }) => `${g.headers["x-platform-bot-api-secret-token"]}:${g.update.update_id}`;
+    const key = (g: { headers: Record<string, unknown>; update: { update_id: number } }) =>
+      `${g.headers["x-platform-bot-api-secret-token"]}:${g.update.update_id}`;
     const distinct = () => new Set(receiver.received.map(key)).size;
 
     // The busiest worker dies while the first half is being delivered.
     await receiver.waitFor((got) => got.length >= 300, 60_000);
-    const delivered = await Promise.all(workers.map((w) => metric(w.url, "starpost_webhook_deliveries_total", 'result="ok"')));
+    const delivered = await Promise.all(
+      workers.map((w) => metric(w.url, "starpost_webhook_deliveries_total", 'result="ok"')),
+    );
     const victim = workers[delivered.indexOf(Math.max(...delivered))]!;
     await target.kill(victim);
     const workerKilledAt = Date.now();
@@ -78,7 +96,13 @@ describe("docker compose up --scale webhook-worker=4, a worker killed and Redis 
     process.kill(Number(await inspect(redis.id, "{{.State.Pid}}")), "SIGKILL");
     const redisKilledAt = Date.now();
     expect(distinct()).toBeLessThan(total / 2);
-    await eventually(async () => Number(await inspect(redis.id, "{{.RestartCount}}")) > restartsBefore && (await inspect(redis.id, "{{.State.Health.Status}}")) === "healthy", 60_000, "Redis restarted by its policy and healthy");
+    await eventually(
+      async () =>
+        Number(await inspect(redis.id, "{{.RestartCount}}")) > restartsBefore &&
+        (await inspect(redis.id, "{{.State.Health.Status}}")) === "healthy",
+      60_000,
+      "Redis restarted by its policy and healthy",
+    );
     // The services reconnect by themselves; the platform API takes updates again.
     await eventually(async () => (await fetch(`${target.gatewayUrl}/readyz`)).ok, 60_000, "the gateway ready again");
     for (let round = ROUNDS / 2; round < ROUNDS; round++) await pushRound(round);
@@ -105,6 +129,8 @@ describe("docker compose up --scale webhook-worker=4, a worker killed and Redis 
     // Repeats come from requests in flight at the two crashes: at most max_connections per bot each.
     expect(repeats).toBeLessThanOrEqual(2 * BOTS * 20);
     const victimState = await inspect(victim.id, "{{.State.Status}} (restarts: {{.RestartCount}})");
-    console.log(`compose kill test: ${total} updates, ${repeats} repeats; ${victim.name} killed (now ${victimState}), Redis crashed ${((redisKilledAt - workerKilledAt) / 1000).toFixed(1)} s later; everything delivered ${((Date.now() - workerKilledAt) / 1000).toFixed(1)} s after the worker was killed`);
+    console.log(
+      `compose kill test: ${total} updates, ${repeats} repeats; ${victim.name} killed (now ${victimState}), Redis crashed ${((redisKilledAt - workerKilledAt) / 1000).toFixed(1)} s later; everything delivered ${((Date.now() - workerKilledAt) / 1000).toFixed(1)} s after the worker was killed`,
+    );
   });
 });

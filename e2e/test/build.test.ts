@@ -26,7 +26,9 @@ afterAll(async () => {
 
 /** dist/healthcheck.mjs for one process, with that process's environment, as the image's HEALTHCHECK runs it. */
 const healthcheck = (service: string, env: Record<string, string>) =>
-  run(process.execPath, [join(dist, "healthcheck.mjs"), service], { env: { PATH: process.env.PATH ?? "", ...env } }).then(
+  run(process.execPath, [join(dist, "healthcheck.mjs"), service], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+  }).then(
     () => 0,
     (err: { code: number }) => err.code,
   );
@@ -35,7 +37,9 @@ describe("pnpm run build", () => {
   it("writes one bundle per compose service, the health check, the starter, the Lua scripts and the console, and nothing else", () => {
     const bundles = readCompose({ PLATFORM_TOKEN: "only-to-read-the-file" }).map((s) => s.bundle.replace("dist/", ""));
     expect(bundles.sort()).toEqual(built.services.map((s) => `${s}.mjs`).sort());
-    expect(readdirSync(dist).sort()).toEqual([...bundles, "healthcheck.mjs", "start.mjs", ...built.lua, "console"].sort());
+    expect(readdirSync(dist).sort()).toEqual(
+      [...bundles, "healthcheck.mjs", "start.mjs", ...built.lua, "console"].sort(),
+    );
     expect(built.lua.length).toBeGreaterThanOrEqual(8);
   });
 
@@ -60,7 +64,9 @@ describe("pnpm run build", () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<script type="module" src="/console/console.js">');
     expect((await (await fetch(`${local.gatewayUrl}/platform/v1/openapi.json`)).json()).openapi).toBe("3.1.0");
-    expect(await (await fetch(`${local.gatewayUrl}/metrics`)).text()).toMatch(/^nodejs_eventloop_lag_p99_seconds\{service="gateway"\} /m);
+    expect(await (await fetch(`${local.gatewayUrl}/metrics`)).text()).toMatch(
+      /^nodejs_eventloop_lag_p99_seconds\{service="gateway"\} /m,
+    );
   });
 
   it("health check: exit 0 for each running service, 1 once the service is gone", async () => {

@@ -8,7 +8,11 @@ import { formatReport, runChaos } from "../chaos/chaos.ts";
 it("kills services and Redis under load and loses nothing, pays, renews and refunds exactly once", async () => {
   const seed = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
   console.log(`chaos seed ${seed} (replay: CHAOS_SEED=${seed} npx vitest run e2e/test/chaos.test.ts)`);
-  const report = await runChaos({ seconds: Number(process.env.CHAOS_TEST_SECONDS ?? 25), seed, log: (l) => console.log(l) });
+  const report = await runChaos({
+    seconds: Number(process.env.CHAOS_TEST_SECONDS ?? 25),
+    seed,
+    log: (l) => console.log(l),
+  });
   console.log(formatReport(report));
   expect(report.violations).toEqual([]);
   expect(report.kills["redis-server"]).toBeGreaterThanOrEqual(1);

@@ -28,7 +28,12 @@ describe("@starpost/client against a webhook bot", () => {
         else throw err;
       }
     });
-    bot.command("start", (ctx) => ctx.reply("Pick a <b>size</b>", { parse_mode: "HTML", reply_markup: new InlineKeyboard().text("Small", "size:s") }));
+    bot.command("start", (ctx) =>
+      ctx.reply("Pick a <b>size</b>", {
+        parse_mode: "HTML",
+        reply_markup: new InlineKeyboard().text("Small", "size:s"),
+      }),
+    );
     bot.callbackQuery("size:s", async (ctx) => {
       await ctx.answerCallbackQuery({ text: "Small it is" });
       await ctx.editMessageText("You picked small");
@@ -42,7 +47,11 @@ describe("@starpost/client against a webhook bot", () => {
     const sent = await chat.send("/start");
     expect(sent.entities).toEqual([{ type: "bot_command", offset: 0, length: 6 }]);
     const reply = await chat.nextBotMessage({ timeoutMs: 15_000 });
-    expect(reply).toMatchObject({ text: "Pick a size", entities: [{ type: "bold", offset: 7, length: 4 }], from: { id: created.id, is_bot: true } });
+    expect(reply).toMatchObject({
+      text: "Pick a size",
+      entities: [{ type: "bold", offset: 7, length: 4 }],
+      from: { id: created.id, is_bot: true },
+    });
     expect(reply.reply_markup?.inline_keyboard[0]![0]).toEqual({ text: "Small", callback_data: "size:s" });
 
     const pressed = await chat.press(reply, "size:s", { waitAnswerMs: 15_000 });
@@ -53,7 +62,10 @@ describe("@starpost/client against a webhook bot", () => {
     // A wrong press changes nothing and says what is wrong, as a StarpostError.
     const wrong = await chat.press(reply, "size:xl").catch((e: unknown) => e);
     expect(wrong).toBeInstanceOf(StarpostError);
-    expect(wrong).toMatchObject({ error_code: 400, description: 'Bad Request: message has no button with callback_data "size:xl"' });
+    expect(wrong).toMatchObject({
+      error_code: 400,
+      description: 'Bad Request: message has no button with callback_data "size:xl"',
+    });
 
     await created.failNext("sendMessage", { error_code: 403 });
     expect(await created.faults()).toEqual([{ id: 1, method: "sendMessage", error_code: 403, times: 1 }]);

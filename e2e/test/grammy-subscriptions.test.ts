@@ -22,7 +22,8 @@ function summary(u: Update, names: Map<number, string>): string {
   const who = (id: number) => names.get(id) ?? String(id);
   if (u.pre_checkout_query) return `pre_checkout_query ${who(u.pre_checkout_query.from.id)}`;
   const m = u.message!;
-  if (m.successful_payment) return `paid ${who(m.chat.id)} ${m.successful_payment.is_first_recurring ? "first" : "renewal"}`;
+  if (m.successful_payment)
+    return `paid ${who(m.chat.id)} ${m.successful_payment.is_first_recurring ? "first" : "renewal"}`;
   if (m.refunded_payment) return `refunded ${who(m.chat.id)}`;
   return `${who(m.chat.id)}: ${m.text}`;
 }
@@ -38,16 +39,30 @@ describe("grammY sells a Star subscription", () => {
       return next();
     });
     bot.command("join", async (ctx) => {
-      const link = await ctx.api.createInvoiceLink("Club", "The monthly club", "club-month", "", "XTR", [{ label: "Month", amount: PRICE }], { subscription_period: PERIOD });
+      const link = await ctx.api.createInvoiceLink(
+        "Club",
+        "The monthly club",
+        "club-month",
+        "",
+        "XTR",
+        [{ label: "Month", amount: PRICE }],
+        { subscription_period: PERIOD },
+      );
       await ctx.reply(link);
     });
-    bot.on("pre_checkout_query", (ctx) => ctx.answerPreCheckoutQuery(ctx.preCheckoutQuery.invoice_payload === "club-month"));
+    bot.on("pre_checkout_query", (ctx) =>
+      ctx.answerPreCheckoutQuery(ctx.preCheckoutQuery.invoice_payload === "club-month"),
+    );
     bot.on("message:successful_payment", (ctx) => {
       const p = ctx.message.successful_payment;
       if (p.is_first_recurring) firstCharge.set(ctx.from.id, p.telegram_payment_charge_id);
     });
     bot.command(["stop", "resume"], async (ctx) => {
-      await ctx.api.editUserStarSubscription(ctx.from!.id, firstCharge.get(ctx.from!.id)!, ctx.message!.text === "/stop");
+      await ctx.api.editUserStarSubscription(
+        ctx.from!.id,
+        firstCharge.get(ctx.from!.id)!,
+        ctx.message!.text === "/stop",
+      );
       await ctx.reply("done");
     });
     let started!: () => void;
@@ -58,7 +73,10 @@ describe("grammY sells a Star subscription", () => {
 
     const ann = await shop.privateChat({ first_name: "Ann" });
     const bob = await shop.privateChat({ first_name: "Bob" });
-    const names = new Map([[ann.id, "ann"], [bob.id, "bob"]]);
+    const names = new Map([
+      [ann.id, "ann"],
+      [bob.id, "bob"],
+    ]);
     const paidCount = () => updates.filter((u) => u.message?.successful_payment).length;
     const command = async (chat: typeof ann, text: string) => {
       await chat.send(text);
@@ -95,7 +113,9 @@ describe("grammY sells a Star subscription", () => {
     const again = await bot.api.refundStarPayment(ann.id, annRenewal2).catch((e: unknown) => e);
     expect(again).toBeInstanceOf(GrammyError);
     expect(again).toMatchObject({ error_code: 400, description: "Bad Request: CHARGE_ALREADY_REFUNDED" });
-    const ended = await bot.api.editUserStarSubscription(ann.id, firstCharge.get(ann.id)!, false).catch((e: unknown) => e);
+    const ended = await bot.api
+      .editUserStarSubscription(ann.id, firstCharge.get(ann.id)!, false)
+      .catch((e: unknown) => e);
     expect(ended).toMatchObject({ error_code: 400, description: "Bad Request: SUBSCRIPTION_EXPIRED" });
     await until("the refunded_payment", () => updates.some((u) => u.message?.refunded_payment));
 
@@ -139,7 +159,12 @@ describe("grammY sells a Star subscription", () => {
       ...payments.map((m) => [m.successful_payment!.telegram_payment_charge_id, "in"]),
       [annRenewal2, "out"],
     ]);
-    for (const t of transactions) expect(t.source ?? t.receiver).toMatchObject({ type: "user", transaction_type: "invoice_payment", subscription_period: PERIOD });
+    for (const t of transactions)
+      expect(t.source ?? t.receiver).toMatchObject({
+        type: "user",
+        transaction_type: "invoice_payment",
+        subscription_period: PERIOD,
+      });
     expect((await bot.api.getMyStarBalance()).amount).toBe(5 * PRICE);
 
     await bot.stop();

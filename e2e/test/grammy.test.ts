@@ -4,7 +4,18 @@ import { Bot, GrammyError, webhookCallback } from "grammy";
 import { run } from "@grammyjs/runner";
 import { readCompose } from "@starpost/testkit";
 import type { Message, SuccessfulPayment } from "grammy/types";
-import { botAndUser, buttonPress, pay, push, serve, useE2E, STAR_PRICE, textFrom, until, onCleanup } from "./support.ts";
+import {
+  botAndUser,
+  buttonPress,
+  pay,
+  push,
+  serve,
+  useE2E,
+  STAR_PRICE,
+  textFrom,
+  until,
+  onCleanup,
+} from "./support.ts";
 
 // grammY pointed at starpost by its one option, client.apiRoot; everything else is the library's own.
 
@@ -70,9 +81,13 @@ describe("grammY 1.46 with client.apiRoot", () => {
     const payments: SuccessfulPayment[] = [];
     const refunds: unknown[] = [];
     bot.command("buy", async (ctx) => {
-      invoice = await ctx.replyWithInvoice("Star pack", "Twenty-five stars of goodwill", "pack-25", "XTR", [{ label: "Pack", amount: STAR_PRICE }]);
+      invoice = await ctx.replyWithInvoice("Star pack", "Twenty-five stars of goodwill", "pack-25", "XTR", [
+        { label: "Pack", amount: STAR_PRICE },
+      ]);
     });
-    bot.on("pre_checkout_query", (ctx) => ctx.answerPreCheckoutQuery(ctx.preCheckoutQuery.invoice_payload === "pack-25"));
+    bot.on("pre_checkout_query", (ctx) =>
+      ctx.answerPreCheckoutQuery(ctx.preCheckoutQuery.invoice_payload === "pack-25"),
+    );
     bot.on("message:successful_payment", (ctx) => void payments.push(ctx.message.successful_payment));
     bot.on("message", (ctx) => {
       if ("refunded_payment" in ctx.message) refunds.push(ctx.message.refunded_payment);
@@ -91,7 +106,12 @@ describe("grammY 1.46 with client.apiRoot", () => {
     expect(verdict.status).toBe("paid");
     const charge = (verdict as { telegram_payment_charge_id: string }).telegram_payment_charge_id;
     await until("the successful_payment message", () => payments.length === 1);
-    expect(payments[0]).toMatchObject({ currency: "XTR", total_amount: STAR_PRICE, invoice_payload: "pack-25", telegram_payment_charge_id: charge });
+    expect(payments[0]).toMatchObject({
+      currency: "XTR",
+      total_amount: STAR_PRICE,
+      invoice_payload: "pack-25",
+      telegram_payment_charge_id: charge,
+    });
     expect(await bot.api.getMyStarBalance()).toMatchObject({ amount: STAR_PRICE });
 
     expect(await bot.api.refundStarPayment(user.id, charge)).toBe(true);
@@ -130,7 +150,9 @@ describe("grammY 1.46 with client.apiRoot", () => {
       // First with a secret grammY does not expect: it answers 401 and starpost shows the error.
       expect(await bot.api.setWebhook(server.url("/grammy"), { secret_token: "not_the_secret" })).toBe(true);
       await push(e2e, b.id, textFrom(user, "one"));
-      await until("the 401 to be recorded", async () => /401/.test((await bot.api.getWebhookInfo()).last_error_message ?? ""));
+      await until("the 401 to be recorded", async () =>
+        /401/.test((await bot.api.getWebhookInfo()).last_error_message ?? ""),
+      );
       expect(texts).toEqual([]);
       expect((await bot.api.getWebhookInfo()).pending_update_count).toBe(1);
 
@@ -142,11 +164,20 @@ describe("grammY 1.46 with client.apiRoot", () => {
       expect(answered).toEqual([true]);
       await until("the log to drain", async () => (await bot.api.getWebhookInfo()).pending_update_count === 0);
       const info = await bot.api.getWebhookInfo();
-      expect(info).toMatchObject({ url: server.url("/grammy"), has_custom_certificate: false, pending_update_count: 0, max_connections: 5 });
+      expect(info).toMatchObject({
+        url: server.url("/grammy"),
+        has_custom_certificate: false,
+        pending_update_count: 0,
+        max_connections: 5,
+      });
       expect(info.last_error_date).toBeUndefined();
 
       expect(await bot.api.deleteWebhook()).toBe(true);
-      expect(await bot.api.getWebhookInfo()).toEqual({ url: "", has_custom_certificate: false, pending_update_count: 0 });
+      expect(await bot.api.getWebhookInfo()).toEqual({
+        url: "",
+        has_custom_certificate: false,
+        pending_update_count: 0,
+      });
     } finally {
       await server.close();
     }
@@ -168,10 +199,19 @@ describe("grammY 1.46 with client.apiRoot", () => {
     const handle = run(bot, { runner: { fetch: { timeout: 30 } } });
     onCleanup(() => handle.isRunning() && handle.stop());
 
-    const users = Array.from({ length: 6 }, (_, i) => ({ id: 8_100_000 + b.id % 1000 * 10 + i, first_name: `R${i}` }));
+    const users = Array.from({ length: 6 }, (_, i) => ({
+      id: 8_100_000 + (b.id % 1000) * 10 + i,
+      first_name: `R${i}`,
+    }));
     const ids: number[] = [];
     for (let wave = 0; wave < 5; wave++) {
-      ids.push(...(await push(e2e, b.id, Array.from({ length: 60 }, (_, i) => textFrom(users[i % users.length]!, `w${wave}m${i}`)))));
+      ids.push(
+        ...(await push(
+          e2e,
+          b.id,
+          Array.from({ length: 60 }, (_, i) => textFrom(users[i % users.length]!, `w${wave}m${i}`)),
+        )),
+      );
       await new Promise((r) => setTimeout(r, 30));
     }
     await until("300 updates handled", () => seen.size === ids.length && inFlight === 0, 30_000);

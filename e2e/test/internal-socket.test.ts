@@ -25,7 +25,14 @@ it("forwards calls to invoices and updates over their Unix sockets", async () =>
   const bot = await local.platform.createBot();
   const call = botClient(local.gatewayUrl, bot.token);
   expect((await local.platform.putChat(bot.id, { id: 7, type: "private", first_name: "Ann" })).status).toBe(200);
-  const sent = await call("sendInvoice", { chat_id: 7, title: "Gold", description: "A bag", payload: "p", currency: "XTR", prices: [{ label: "Gold", amount: 5 }] });
+  const sent = await call("sendInvoice", {
+    chat_id: 7,
+    title: "Gold",
+    description: "A bag",
+    payload: "p",
+    currency: "XTR",
+    prices: [{ label: "Gold", amount: 5 }],
+  });
   expect(sent.body).toMatchObject({ ok: true, result: { chat: { id: 7 }, invoice: { total_amount: 5 } } });
   expect((await local.platform.pushUpdate(bot.id, userMessage(7, "over the socket"))).status).toBe(200);
   const got = await call("getUpdates", { timeout: 5 });

@@ -37,7 +37,10 @@ describe("logs", () => {
       await http(stack.gatewayUrl, "POST", `/bot${rotated}/getMe`, { body: "{broken" });
       await http(stack.gatewayUrl, "GET", `/bot${rotated}/noSuchMethod?x=${rotated}`);
     }
-    await http(stack.gatewayUrl, "POST", "/platform/v1/bots", { body: {}, headers: { authorization: `Bearer ${PLATFORM_TOKEN}x` } });
+    await http(stack.gatewayUrl, "POST", "/platform/v1/bots", {
+      body: {},
+      headers: { authorization: `Bearer ${PLATFORM_TOKEN}x` },
+    });
     await new Promise((r) => setTimeout(r, 300)); // let the processes flush their last lines
     expect(lines.length).toBeGreaterThan(50); // debug logging really ran
     const leaks = lines.filter((line) => secrets.some((s) => line.includes(s)));

@@ -21,7 +21,15 @@ interface TelegramBot {
   startPolling(): Promise<unknown>;
   stopPolling(options?: { cancel?: boolean; reason?: string }): Promise<void>;
   isPolling(): boolean;
-  sendInvoice(chatId: number, title: string, description: string, payload: string, providerToken: string, currency: string, prices: { label: string; amount: number }[]): Promise<Message>;
+  sendInvoice(
+    chatId: number,
+    title: string,
+    description: string,
+    payload: string,
+    providerToken: string,
+    currency: string,
+    prices: { label: string; amount: number }[],
+  ): Promise<Message>;
   answerPreCheckoutQuery(id: string, ok: boolean, form?: { error_message?: string }): Promise<boolean>;
   getStarTransactions(): Promise<{ transactions: { id: string; amount: number }[] }>;
   setWebHook(url: string, options?: Record<string, unknown>): Promise<boolean>;
@@ -43,7 +51,10 @@ const webhookInfo = (token: string) => e2e.call(token, "getWebhookInfo");
  * `cancel: true` variant is no use: the cancelled request's `finally` schedules the next poll.)
  */
 function pollingBot(token: string) {
-  const bot = new TelegramBot(token, { baseApiUrl: e2e.apiRoot, polling: { autoStart: false, interval: 0, params: { timeout: 2 } } });
+  const bot = new TelegramBot(token, {
+    baseApiUrl: e2e.apiRoot,
+    polling: { autoStart: false, interval: 0, params: { timeout: 2 } },
+  });
   const errors: Error[] = [];
   bot.on("polling_error", (err) => void errors.push(err));
   onCleanup(() => bot.stopPolling());
@@ -60,7 +71,11 @@ describe("node-telegram-bot-api 0.67 with baseApiUrl", () => {
     let invoice: Message | undefined;
     const paid: Message[] = [];
     bot.onText(/^\/buy$/, (msg) => {
-      void bot.sendInvoice(msg.chat.id, "NTBA pack", "Stars for an ntba bot", "ntba-pack", "", "XTR", [{ label: "Pack", amount: STAR_PRICE }]).then((m) => (invoice = m));
+      void bot
+        .sendInvoice(msg.chat.id, "NTBA pack", "Stars for an ntba bot", "ntba-pack", "", "XTR", [
+          { label: "Pack", amount: STAR_PRICE },
+        ])
+        .then((m) => (invoice = m));
     });
     bot.on("pre_checkout_query", (q) => void bot.answerPreCheckoutQuery(q.id, q.invoice_payload === "ntba-pack"));
     bot.on("successful_payment", (msg) => void paid.push(msg));
@@ -73,7 +88,11 @@ describe("node-telegram-bot-api 0.67 with baseApiUrl", () => {
     expect(verdict.status).toBe("paid");
     await until("the successful_payment message", () => paid.length === 1);
     const charge = (verdict as { telegram_payment_charge_id: string }).telegram_payment_charge_id;
-    expect(paid[0]!.successful_payment).toMatchObject({ telegram_payment_charge_id: charge, invoice_payload: "ntba-pack", total_amount: STAR_PRICE });
+    expect(paid[0]!.successful_payment).toMatchObject({
+      telegram_payment_charge_id: charge,
+      invoice_payload: "ntba-pack",
+      total_amount: STAR_PRICE,
+    });
 
     const { transactions } = await bot.getStarTransactions();
     expect(transactions.map((t) => [t.id, t.amount])).toEqual([[charge, STAR_PRICE]]);
@@ -89,11 +108,20 @@ describe("node-telegram-bot-api 0.67 with baseApiUrl", () => {
     bot.on("message", (msg) => void texts.push(msg.text ?? ""));
 
     // Nothing listens there: the update stays pending and the failure shows in getWebhookInfo.
-    expect(await bot.setWebHook("http://127.0.0.1:9/ntba", { secret_token: "ntba_secret", max_connections: 3 })).toBe(true);
-    expect(await bot.getWebHookInfo()).toMatchObject({ url: "http://127.0.0.1:9/ntba", max_connections: 3, pending_update_count: 0 });
+    expect(await bot.setWebHook("http://127.0.0.1:9/ntba", { secret_token: "ntba_secret", max_connections: 3 })).toBe(
+      true,
+    );
+    expect(await bot.getWebHookInfo()).toMatchObject({
+      url: "http://127.0.0.1:9/ntba",
+      max_connections: 3,
+      pending_update_count: 0,
+    });
     await push(e2e, b.id, textFrom(user, "while the webhook was set"));
     await until("the delivery failure", async () => (await webhookInfo(b.token)).last_error_message !== undefined);
-    expect(await webhookInfo(b.token)).toMatchObject({ pending_update_count: 1, last_error_message: "Connection refused" });
+    expect(await webhookInfo(b.token)).toMatchObject({
+      pending_update_count: 1,
+      last_error_message: "Connection refused",
+    });
 
     // getUpdates answers 409 while the webhook is set; the library calls setWebHook with no url and polls again.
     startPolling(bot);
@@ -128,7 +156,9 @@ describe("node-telegram-bot-api 2.1 with apiRoot", () => {
       if (!("pre_checkout_query" in ctx.update)) return;
       const q = ctx.update.pre_checkout_query;
       await ctx.api.answerPreCheckoutQuery(
-        q.from.id === user.id ? { pre_checkout_query_id: q.id, ok: true } : { pre_checkout_query_id: q.id, ok: false, error_message: "sold out" },
+        q.from.id === user.id
+          ? { pre_checkout_query_id: q.id, ok: true }
+          : { pre_checkout_query_id: q.id, ok: false, error_message: "sold out" },
       );
     });
     bot.on("message", (ctx) => {
@@ -159,5 +189,4 @@ describe("node-telegram-bot-api 2.1 with apiRoot", () => {
     expect(bot.isRunning()).toBe(false);
     expect(failures).toEqual([]);
   });
-
 });

@@ -9,7 +9,11 @@ import { botClient, eventually, startLocalStack, type LocalStack } from "@starpo
  */
 let local: LocalStack;
 beforeAll(async () => {
-  local = await startLocalStack({ appendonly: true, workers: 1, extraEnv: { STARPOST_CRASH_POINT: "answer-pre-checkout:after-script" } });
+  local = await startLocalStack({
+    appendonly: true,
+    workers: 1,
+    extraEnv: { STARPOST_CRASH_POINT: "answer-pre-checkout:after-script" },
+  });
 });
 afterAll(() => local?.stop());
 
@@ -21,8 +25,20 @@ async function answerAndDie(chatId: number, amount: number, payload: string) {
   const bot = await local.platform.createBot();
   await local.platform.putChat(bot.id, { id: chatId, type: "private", first_name: "Ann" });
   const call = botClient(local.gatewayUrl, bot.token);
-  const sent = await call("sendInvoice", { chat_id: chatId, title: "T", description: "D", payload, currency: "XTR", prices: [{ label: "x", amount }] });
-  const payment = { chat_id: chatId, message_id: sent.body.result.message_id, user: { id: chatId, first_name: "Ann" }, idempotency_key: payload };
+  const sent = await call("sendInvoice", {
+    chat_id: chatId,
+    title: "T",
+    description: "D",
+    payload,
+    currency: "XTR",
+    prices: [{ label: "x", amount }],
+  });
+  const payment = {
+    chat_id: chatId,
+    message_id: sent.body.result.message_id,
+    user: { id: chatId, first_name: "Ann" },
+    idempotency_key: payload,
+  };
   const paying = local.platform.call("POST", `/bots/${bot.id}/payments`, payment);
   let queryId = "";
   await eventually(async () => {
@@ -49,7 +65,13 @@ it("a charge and its successful_payment are written together, even when the invo
     expect(txns).toHaveLength(1);
     expect(txns[0]).toMatchObject({ amount: 7, source: { invoice_payload: "order-1" } });
     expect(payments).toEqual([
-      { currency: "XTR", total_amount: 7, invoice_payload: "order-1", telegram_payment_charge_id: txns[0].id, provider_payment_charge_id: "" },
+      {
+        currency: "XTR",
+        total_amount: 7,
+        invoice_payload: "order-1",
+        telegram_payment_charge_id: txns[0].id,
+        provider_payment_charge_id: "",
+      },
     ]);
     expect((await call("getMyStarBalance")).body.result).toEqual({ amount: 7 });
   };
@@ -62,12 +84,20 @@ it("a charge and its successful_payment are written together, even when the invo
 
   // The bot retries the answer it never heard back about: refused, nothing moves twice.
   const retried = await call("answerPreCheckoutQuery", { pre_checkout_query_id: queryId, ok: true });
-  expect(retried.body).toEqual({ ok: false, error_code: 400, description: "Bad Request: query is too old and response timeout expired or query ID is invalid" });
+  expect(retried.body).toEqual({
+    ok: false,
+    error_code: 400,
+    description: "Bad Request: query is too old and response timeout expired or query ID is invalid",
+  });
   await check();
 
   // Redis killed and restarted from its append-only file: the step is there whole.
   await local.redis.restart({ kill: true });
-  await eventually(async () => (await fetch(`${local.gatewayUrl}/readyz`)).ok && (await fetch(`http://127.0.0.1:${invoices.port}/readyz`)).ok, 20_000);
+  await eventually(
+    async () =>
+      (await fetch(`${local.gatewayUrl}/readyz`)).ok && (await fetch(`http://127.0.0.1:${invoices.port}/readyz`)).ok,
+    20_000,
+  );
   await check();
 });
 
@@ -80,9 +110,19 @@ it("an answer whose process died before its step moved nothing, and its retry pa
   expect((await updates()).filter((u) => u.message?.successful_payment)).toEqual([]);
 
   // The query is still pending (its 10 s run from the payment): the bot's retry goes through, once.
-  expect((await call("answerPreCheckoutQuery", { pre_checkout_query_id: queryId, ok: true })).body).toEqual({ ok: true, result: true });
+  expect((await call("answerPreCheckoutQuery", { pre_checkout_query_id: queryId, ok: true })).body).toEqual({
+    ok: true,
+    result: true,
+  });
   const txns = (await call("getStarTransactions")).body.result.transactions as any[];
   expect(txns).toHaveLength(1);
-  expect((await updates()).filter((u) => u.message?.successful_payment).map((u) => u.message.successful_payment.telegram_payment_charge_id)).toEqual([txns[0].id]);
-  expect((await local.platform.call("POST", `/bots/${bot.id}/payments`, payment)).body.result).toEqual({ status: "paid", telegram_payment_charge_id: txns[0].id });
+  expect(
+    (await updates())
+      .filter((u) => u.message?.successful_payment)
+      .map((u) => u.message.successful_payment.telegram_payment_charge_id),
+  ).toEqual([txns[0].id]);
+  expect((await local.platform.call("POST", `/bots/${bot.id}/payments`, payment)).body.result).toEqual({
+    status: "paid",
+    telegram_payment_charge_id: txns[0].id,
+  });
 });

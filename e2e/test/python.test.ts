@@ -20,7 +20,9 @@ beforeAll(() => {
 describe("python-telegram-bot 13.15 with base_url", () => {
   it("sends an invoice, answers the pre-checkout query, sees the payment, sets and deletes a webhook", async () => {
     const { bot, user } = await botAndUser(e2e);
-    const child = spawn("/usr/bin/python3", [SCRIPT, e2e.apiRoot, bot.token, String(user.id)], { stdio: ["pipe", "pipe", "inherit"] });
+    const child = spawn("/usr/bin/python3", [SCRIPT, e2e.apiRoot, bot.token, String(user.id)], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     const seen: Record<string, any> = {};
     createInterface({ input: child.stdout! }).on("line", (line) => {
       const step = JSON.parse(line) as { step: string };
@@ -36,11 +38,19 @@ describe("python-telegram-bot 13.15 with base_url", () => {
       expect(verdict.status).toBe("paid");
       await until("the successful payment", () => seen.successful_payment !== undefined, 20_000);
       expect(seen.pre_checkout_query).toMatchObject({ payload: "ptb-payload", total: 50, currency: "XTR" });
-      expect(seen.successful_payment).toMatchObject({ payload: "ptb-payload", charge: (verdict as { telegram_payment_charge_id: string }).telegram_payment_charge_id });
+      expect(seen.successful_payment).toMatchObject({
+        payload: "ptb-payload",
+        charge: (verdict as { telegram_payment_charge_id: string }).telegram_payment_charge_id,
+      });
 
       child.stdin!.write("http://127.0.0.1:9/ptb-hook\n");
       expect(await exited).toBe(0);
-      expect(seen.webhook).toEqual({ step: "webhook", url: "http://127.0.0.1:9/ptb-hook", max_connections: 3, allowed_updates: ["message"] });
+      expect(seen.webhook).toEqual({
+        step: "webhook",
+        url: "http://127.0.0.1:9/ptb-hook",
+        max_connections: 3,
+        allowed_updates: ["message"],
+      });
       expect(seen.deleted).toEqual({ step: "deleted", result: true });
 
       // The service's own state: one transaction of 50 stars, nothing pending, no webhook.
@@ -56,14 +66,19 @@ describe("python-telegram-bot 13.15 with base_url", () => {
     const PERIOD = 2_592_000;
     // Registered through the suite's platform, which spreads bots over the masters on a cluster.
     const shop = sp.bot(await e2e.platform.createBot({ username: `ptb${randomBytes(4).toString("hex")}_bot` }));
-    const child = spawn("/usr/bin/python3", [SUBSCRIPTION_SCRIPT, e2e.apiRoot, shop.token], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn("/usr/bin/python3", [SUBSCRIPTION_SCRIPT, e2e.apiRoot, shop.token], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const seen: any[] = [];
     createInterface({ input: child.stdout! }).on("line", (line) => void seen.push(JSON.parse(line)));
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     try {
       const ann = await shop.privateChat({ first_name: "Ann" });
       const bob = await shop.privateChat({ first_name: "Bob" });
-      const names = new Map([[ann.id, "ann"], [bob.id, "bob"]]);
+      const names = new Map([
+        [ann.id, "ann"],
+        [bob.id, "bob"],
+      ]);
       const reply = async (chat: typeof ann, text: string) => {
         await chat.send(text);
         return (await chat.nextBotMessage({ timeoutMs: 20_000 })).text!;
@@ -78,7 +93,7 @@ describe("python-telegram-bot 13.15 with base_url", () => {
       }
       expect(await reply(ann, "/stop")).toBe("edited True");
       expect(await shop.advanceClock(PERIOD)).toMatchObject({ renewals: 0, ended: 1 });
-      expect(await reply(ann, "/resume")).toBe("error Subscription_expired") // PTB capitalizes what follows "Bad Request: ";
+      expect(await reply(ann, "/resume")).toBe("error Subscription_expired"); // PTB capitalizes what follows "Bad Request: ";
 
       await shop.setUserStars(bob.id, 10);
       expect(await bob.payLink(await reply(bob, "/join"))).toMatchObject({ status: "paid" });
@@ -132,7 +147,10 @@ describe("python-telegram-bot 13.15 with base_url", () => {
       expect(seen.find((s) => s.kind === "refunded_payment").charge).toBe(renewal);
 
       const { transactions } = await e2e.call(shop.token, "getStarTransactions");
-      expect(transactions.map((t: any) => [t.id, t.source ? "in" : "out"])).toEqual([...payments().map((p) => [p.charge, "in"]), [renewal, "out"]]);
+      expect(transactions.map((t: any) => [t.id, t.source ? "in" : "out"])).toEqual([
+        ...payments().map((p) => [p.charge, "in"]),
+        [renewal, "out"],
+      ]);
       expect(await e2e.call(shop.token, "getMyStarBalance")).toEqual({ amount: 4 * 7 });
     } finally {
       child.kill();

@@ -26,7 +26,9 @@ it("every process exits soon after SIGTERM with Redis killed, a webhook request 
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   expect((await botClient(local.gatewayUrl, bot.token)("setWebhook", { url })).body.ok).toBe(true);
   const inFlight = new Promise<void>((r) => receiver.once("request", () => r()));
-  await local.platform.pushUpdate(bot.id, { message: { message_id: 1, chat: { id: 5, type: "private", first_name: "A" }, date: 1, text: "hi" } });
+  await local.platform.pushUpdate(bot.id, {
+    message: { message_id: 1, chat: { id: 5, type: "private", first_name: "A" }, date: 1, text: "hi" },
+  });
   await inFlight;
 
   await stopProcess(local.redis.process, "SIGKILL");

@@ -36,26 +36,58 @@ const listening = (port: number) =>
 
 it("restarts a killed service and the killed redis-server, and Ctrl-C stops everything", async () => {
   const port = await freePort();
-  start = track(spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
-    cwd: REPO_ROOT,
-    // From the sources: `npm start` runs dist/ (built first); e2e/test/build.test.ts runs the bundles.
-    env: { PATH: process.env.PATH ?? "", PORT: String(port), STARPOST_DATA_DIR: dir, LOG_LEVEL: "warn", STARPOST_FROM_SOURCE: "true" },
-    stdio: ["ignore", "pipe", "pipe"],
-  }));
+  start = track(
+    spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+      cwd: REPO_ROOT,
+      // From the sources: `npm start` runs dist/ (built first); e2e/test/build.test.ts runs the bundles.
+      env: {
+        PATH: process.env.PATH ?? "",
+        PORT: String(port),
+        STARPOST_DATA_DIR: dir,
+        LOG_LEVEL: "warn",
+        STARPOST_FROM_SOURCE: "true",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
   const out: string[] = [];
   for (const s of [start.stdout!, start.stderr!]) createInterface({ input: s }).on("line", (l) => out.push(l));
   const seen = (re: RegExp) => out.some((l) => re.test(l));
-  await eventually(() => seen(/^starpost is running/), 60_000, () => out.join("\n"));
-  const pids = new Map([...out.find((l) => l.startsWith("starpost is running"))!.matchAll(/([a-z0-9-]+) pid (\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
-  expect([...pids.keys()].sort()).toEqual(["gateway", "invoices", "redis-server", "updates", "webhook-worker-1", "webhook-worker-2"]);
+  await eventually(
+    () => seen(/^starpost is running/),
+    60_000,
+    () => out.join("\n"),
+  );
+  const pids = new Map(
+    [...out.find((l) => l.startsWith("starpost is running"))!.matchAll(/([a-z0-9-]+) pid (\d+)/g)].map((m) => [
+      m[1]!,
+      Number(m[2]),
+    ]),
+  );
+  expect([...pids.keys()].sort()).toEqual([
+    "gateway",
+    "invoices",
+    "redis-server",
+    "updates",
+    "webhook-worker-1",
+    "webhook-worker-2",
+  ]);
   const ready = async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.ok === true;
 
   process.kill(pids.get("invoices")!, "SIGKILL");
-  await eventually(() => seen(/^starpost: invoices exited \(SIGKILL\); restarting in \d+ ms \(try 1 of 5\)$/), 10_000, () => out.join("\n"));
+  await eventually(
+    () => seen(/^starpost: invoices exited \(SIGKILL\); restarting in \d+ ms \(try 1 of 5\)$/),
+    10_000,
+    () => out.join("\n"),
+  );
   await eventually(ready, 30_000, "the gateway ready again");
 
   process.kill(pids.get("redis-server")!, "SIGKILL");
-  await eventually(() => seen(/^starpost: redis-server exited \(SIGKILL\); restarting/), 10_000, () => out.join("\n"));
+  await eventually(
+    () => seen(/^starpost: redis-server exited \(SIGKILL\); restarting/),
+    10_000,
+    () => out.join("\n"),
+  );
   await eventually(ready, 30_000, "the gateway ready again after redis");
 
   const exited = new Promise<number | null>((r) => start!.once("exit", (code) => r(code)));

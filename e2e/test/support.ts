@@ -2,7 +2,15 @@ import { randomBytes } from "node:crypto";
 import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
-import { botClient, eventually, startTarget, userMessage, type Instance, type Platform, type ReceiverHost } from "@starpost/testkit";
+import {
+  botClient,
+  eventually,
+  startTarget,
+  userMessage,
+  type Instance,
+  type Platform,
+  type ReceiverHost,
+} from "@starpost/testkit";
 
 /**
  * What every end-to-end file shares: the docker-compose.yml topology started as local OS processes
@@ -81,7 +89,12 @@ export async function botAndUser(e2e: E2E) {
   const bot = await e2e.platform.createBot();
   const id = ++nextUser;
   const user = { id, is_bot: false, first_name: `User${id}`, username: `user${id}` };
-  const chat = await e2e.platform.putChat(bot.id, { id, type: "private", first_name: user.first_name, username: user.username });
+  const chat = await e2e.platform.putChat(bot.id, {
+    id,
+    type: "private",
+    first_name: user.first_name,
+    username: user.username,
+  });
   if (chat.status !== 200) throw new Error(`putChat failed: ${JSON.stringify(chat.body)}`);
   return { bot, user };
 }
@@ -90,7 +103,9 @@ export async function botAndUser(e2e: E2E) {
 export async function push(e2e: E2E, botId: number, updates: unknown | unknown[]): Promise<number[]> {
   const res = await e2e.platform.pushUpdate(botId, updates);
   if (res.status !== 200) throw new Error(`push failed: ${JSON.stringify(res.body)}`);
-  const results = (Array.isArray(res.body.result) ? res.body.result : [res.body.result]) as { update_id: number | null }[];
+  const results = (Array.isArray(res.body.result) ? res.body.result : [res.body.result]) as {
+    update_id: number | null;
+  }[];
   if (results.some((r) => r.update_id === null)) throw new Error(`update dropped: ${JSON.stringify(res.body)}`);
   return results.map((r) => r.update_id!);
 }
@@ -99,7 +114,9 @@ export async function push(e2e: E2E, botId: number, updates: unknown | unknown[]
 export function textFrom(user: { id: number; first_name: string }, text: string) {
   const update = userMessage(user.id, text, { id: user.id, is_bot: false, first_name: user.first_name });
   const command = /^\/\w+/.exec(text);
-  return command ? { message: { ...update.message, entities: [{ type: "bot_command", offset: 0, length: command[0].length }] } } : update;
+  return command
+    ? { message: { ...update.message, entities: [{ type: "bot_command", offset: 0, length: command[0].length }] } }
+    : update;
 }
 
 let nextQuery = 1;
@@ -119,17 +136,32 @@ export function buttonPress(user: { id: number; first_name: string }, data: stri
  * `user` pays an invoice message in the private chat `chatId` (default: the user's own); resolves
  * with the platform's verdict once the bot answered.
  */
-export async function pay(e2e: E2E, botId: number, user: { id: number; first_name: string }, messageId: number, chatId = user.id) {
-  const res = await e2e.platform.call("POST", `/bots/${botId}/payments`, { chat_id: chatId, message_id: messageId, user });
+export async function pay(
+  e2e: E2E,
+  botId: number,
+  user: { id: number; first_name: string },
+  messageId: number,
+  chatId = user.id,
+) {
+  const res = await e2e.platform.call("POST", `/bots/${botId}/payments`, {
+    chat_id: chatId,
+    message_id: messageId,
+    user,
+  });
   if (res.status !== 200) throw new Error(`payment failed: ${JSON.stringify(res.body)}`);
-  return res.body.result as { status: "paid"; telegram_payment_charge_id: string } | { status: "declined"; error_message: string } | { status: "expired" };
+  return res.body.result as
+    | { status: "paid"; telegram_payment_charge_id: string }
+    | { status: "declined"; error_message: string }
+    | { status: "expired" };
 }
 
 /** Resolves once `check` holds (polled every 20 ms), else fails with `what`. */
-export const until = (what: string | (() => string), check: () => boolean | Promise<boolean>, ms = 15_000) => eventually(check, ms, what);
+export const until = (what: string | (() => string), check: () => boolean | Promise<boolean>, ms = 15_000) =>
+  eventually(check, ms, what);
 
 /** The addresses of a service's processes or containers. */
-export const urlsOf = (e2e: E2E, service: string) => e2e.instances.filter((p) => p.service === service).map((p) => p.url);
+export const urlsOf = (e2e: E2E, service: string) =>
+  e2e.instances.filter((p) => p.service === service).map((p) => p.url);
 
 /** A library's webhook handler served by a real node:http server where the services reach this host (127.0.0.1 for processes). */
 export async function serve(e2e: E2E, listener: (...args: Parameters<RequestListener>) => unknown) {

@@ -3,7 +3,19 @@ import { describe, expect, it } from "vitest";
 import { Telegraf } from "telegraf";
 import { message } from "telegraf/filters";
 import { metric } from "@starpost/testkit";
-import { botAndUser, buttonPress, pay, urlsOf, push, serve, useE2E, STAR_PRICE, textFrom, until, onCleanup } from "./support.ts";
+import {
+  botAndUser,
+  buttonPress,
+  pay,
+  urlsOf,
+  push,
+  serve,
+  useE2E,
+  STAR_PRICE,
+  textFrom,
+  until,
+  onCleanup,
+} from "./support.ts";
 
 // telegraf pointed at starpost by its one option, telegram.apiRoot; everything else is the library's own.
 
@@ -45,21 +57,31 @@ describe("telegraf 4.16 with telegram.apiRoot", () => {
     onCleanup(() => stop(bot, launched));
     let launchError: unknown;
     launched.catch((err) => (launchError = err));
-    const seen = () => `; so far: ${texts.length} texts, ${answered.length} presses, launch ${launchError ? `failed: ${String(launchError)}` : "running"}, handler errors ${errors.length}`;
+    const seen = () =>
+      `; so far: ${texts.length} texts, ${answered.length} presses, launch ${launchError ? `failed: ${String(launchError)}` : "running"}, handler errors ${errors.length}`;
     // telegraf always asks for timeout 50: its poll is held open, not refused or answered at once.
-    await until(() => `telegraf's long poll to be held${seen()}`, async () => (await pollsWaiting()) === 1);
+    await until(
+      () => `telegraf's long poll to be held${seen()}`,
+      async () => (await pollsWaiting()) === 1,
+    );
     expect(bot.botInfo).toMatchObject({ id: b.id, username: b.username });
     expect((await webhookInfo(b.token)).url).toBe("");
 
     await push(e2e, b.id, [textFrom(user, "hi"), buttonPress(user, "b1"), textFrom(user, "there")]);
-    await until(() => `two messages and a press${seen()}`, () => texts.length === 2 && answered.length === 1);
+    await until(
+      () => `two messages and a press${seen()}`,
+      () => texts.length === 2 && answered.length === 1,
+    );
     expect(texts).toEqual(["hi", "there"]);
     expect(answered).toEqual([true]);
 
     await stop(bot, launched);
     // telegraf confirms what it handled when it stops.
     expect((await webhookInfo(b.token)).pending_update_count).toBe(0);
-    await until(() => `the poll to be released${seen()}`, async () => (await pollsWaiting()) === 0);
+    await until(
+      () => `the poll to be released${seen()}`,
+      async () => (await pollsWaiting()) === 0,
+    );
     expect(errors).toEqual([]);
   });
 
@@ -80,7 +102,9 @@ describe("telegraf 4.16 with telegram.apiRoot", () => {
       invoiceMessageId = sent.message_id;
     });
     bot.on("pre_checkout_query", (ctx) =>
-      ctx.preCheckoutQuery.from.id === user.id ? ctx.answerPreCheckoutQuery(true) : ctx.answerPreCheckoutQuery(false, "not for you"),
+      ctx.preCheckoutQuery.from.id === user.id
+        ? ctx.answerPreCheckoutQuery(true)
+        : ctx.answerPreCheckoutQuery(false, "not for you"),
     );
     bot.on(message("successful_payment"), (ctx) => void paid.push(ctx.message.successful_payment));
     const launched = bot.launch();
@@ -99,7 +123,10 @@ describe("telegraf 4.16 with telegram.apiRoot", () => {
 
     // Another user is refused by the bot: the platform sees the bot's reason, the ledger nothing.
     const stranger = { id: user.id + 500_000, first_name: "Stranger" };
-    expect(await pay(e2e, b.id, stranger, invoiceMessageId, user.id)).toEqual({ status: "declined", error_message: "not for you" });
+    expect(await pay(e2e, b.id, stranger, invoiceMessageId, user.id)).toEqual({
+      status: "declined",
+      error_message: "not for you",
+    });
 
     expect(await bot.telegram.callApi("getMyStarBalance" as never, {} as never)).toEqual({ amount: STAR_PRICE });
     const { transactions } = await e2e.call(b.token, "getStarTransactions");
@@ -124,15 +151,27 @@ describe("telegraf 4.16 with telegram.apiRoot", () => {
     const workers = urlsOf(e2e, "webhook-worker");
     const repliesBefore = await metric(workers, "starpost_webhook_reply_methods_total", 'result="ok"');
     try {
-      expect(await bot.telegram.setWebhook(server.url("/telegraf"), { secret_token: secret, allowed_updates: ["message", "callback_query"] })).toBe(true);
-      expect(await bot.telegram.getWebhookInfo()).toMatchObject({ url: server.url("/telegraf"), allowed_updates: ["message", "callback_query"] });
+      expect(
+        await bot.telegram.setWebhook(server.url("/telegraf"), {
+          secret_token: secret,
+          allowed_updates: ["message", "callback_query"],
+        }),
+      ).toBe(true);
+      expect(await bot.telegram.getWebhookInfo()).toMatchObject({
+        url: server.url("/telegraf"),
+        allowed_updates: ["message", "callback_query"],
+      });
 
       await push(e2e, b.id, [textFrom(user, "via webhook"), buttonPress(user, "b2")]);
       await until("a message and a press", () => texts.length === 1 && answered.length === 1);
       expect(texts).toEqual(["via webhook"]);
       expect(answered).toEqual([true]);
       // The worker ran answerCallbackQuery from the answer's body, and it succeeded.
-      await until("the reply method to run", async () => (await metric(workers, "starpost_webhook_reply_methods_total", 'result="ok"')) === repliesBefore + 1);
+      await until(
+        "the reply method to run",
+        async () =>
+          (await metric(workers, "starpost_webhook_reply_methods_total", 'result="ok"')) === repliesBefore + 1,
+      );
       await until("the log to drain", async () => (await webhookInfo(b.token)).pending_update_count === 0);
       expect((await webhookInfo(b.token)).last_error_date).toBeUndefined();
 
@@ -143,5 +182,4 @@ describe("telegraf 4.16 with telegram.apiRoot", () => {
     }
     expect(errors).toEqual([]);
   });
-
 });

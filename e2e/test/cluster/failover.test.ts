@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botClient, botSlot, eventually, startLocalStack, startReceiver, userMessage, type LocalStack, type Receiver } from "@starpost/testkit";
+import {
+  botClient,
+  botSlot,
+  eventually,
+  startLocalStack,
+  startReceiver,
+  userMessage,
+  type LocalStack,
+  type Receiver,
+} from "@starpost/testkit";
 
 /**
  * kill -9 of a Redis Cluster master under load — pushes, long polls, webhook delivery, payments —
@@ -53,8 +62,10 @@ describe(`a Redis Cluster master killed under load (REDIS_WAIT_REPLICAS=${WAIT_R
     const polling = bots.filter((_, i) => Math.floor(i / masters.length) === 0);
     const hooked = bots.filter((_, i) => Math.floor(i / masters.length) === 1);
     const call = (bot: { token: string }) => botClient(stack.gatewayUrl, bot.token);
-    for (const bot of polling) expect((await platform.putChat(bot.id, { id: 42, type: "private", first_name: "Payer" })).status).toBe(200);
-    for (const bot of hooked) expect((await call(bot)("setWebhook", { url: receiver.url, secret_token: `s${bot.id}` })).body.ok).toBe(true);
+    for (const bot of polling)
+      expect((await platform.putChat(bot.id, { id: 42, type: "private", first_name: "Payer" })).status).toBe(200);
+    for (const bot of hooked)
+      expect((await call(bot)("setWebhook", { url: receiver.url, secret_token: `s${bot.id}` })).body.ok).toBe(true);
 
     const victimSlot = botSlot(polling[0]!.id);
     const victim = await cluster!.masterOf(victimSlot);
@@ -88,28 +99,54 @@ describe(`a Redis Cluster master killed under load (REDIS_WAIT_REPLICAS=${WAIT_R
         for (const u of r.body.result) {
           seen.get(bot.id)!.add(u.update_id);
           offset = u.update_id + 1;
-          if (u.pre_checkout_query) void tryCall(() => call(bot)("answerPreCheckoutQuery", { pre_checkout_query_id: u.pre_checkout_query.id, ok: true }));
+          if (u.pre_checkout_query)
+            void tryCall(() =>
+              call(bot)("answerPreCheckoutQuery", { pre_checkout_query_id: u.pre_checkout_query.id, ok: true }),
+            );
         }
       }
     };
     const payer = async (bot: { id: number; token: string }) => {
       while (!stop) {
-        const sent = await tryCall(() => call(bot)("sendInvoice", { chat_id: 42, title: "T", description: "D", payload: "p", currency: "XTR", prices: [{ label: "x", amount: 1 }] }));
+        const sent = await tryCall(() =>
+          call(bot)("sendInvoice", {
+            chat_id: 42,
+            title: "T",
+            description: "D",
+            payload: "p",
+            currency: "XTR",
+            prices: [{ label: "x", amount: 1 }],
+          }),
+        );
         if (!sent.ok) {
           await new Promise((res) => setTimeout(res, 50));
           continue;
         }
-        const r = await tryCall(() => platform.call("POST", `/bots/${bot.id}/payments`, { chat_id: 42, message_id: sent.body.result.message_id, user: { id: 42, first_name: "Payer" } }));
+        const r = await tryCall(() =>
+          platform.call("POST", `/bots/${bot.id}/payments`, {
+            chat_id: 42,
+            message_id: sent.body.result.message_id,
+            user: { id: 42, first_name: "Payer" },
+          }),
+        );
         if (r.ok && r.body.result.status === "paid") paid.get(bot.id)!.add(r.body.result.telegram_payment_charge_id);
       }
     };
     const load = [...bots.map(pusher), ...polling.map(poller), ...polling.map(payer)];
 
     // Some load before the kill, on every bot.
-    await eventually(() => [...acked.values()].every((s) => s.size >= 5) && [...paid.values()].every((s) => s.size >= 1), 30_000, "load on every bot");
+    await eventually(
+      () => [...acked.values()].every((s) => s.size >= 5) && [...paid.values()].every((s) => s.size >= 1),
+      30_000,
+      "load on every bot",
+    );
     const killedAt = Date.now();
     await cluster!.kill(victim);
-    await eventually(async () => (await cluster!.masterOf(victimSlot).catch(() => victim)) !== victim, 30_000, "the replica to be promoted");
+    await eventually(
+      async () => (await cluster!.masterOf(victimSlot).catch(() => victim)) !== victim,
+      30_000,
+      "the replica to be promoted",
+    );
     const promotedAt = Date.now();
     await cluster!.restart(victim); // it rejoins as the new master's replica, so WAIT 1 can succeed again
     await cluster!.waitHealthy(30_000);
@@ -117,15 +154,22 @@ describe(`a Redis Cluster master killed under load (REDIS_WAIT_REPLICAS=${WAIT_R
     const firstOk = () => calls.find((c) => c.ok && c.startedAt > killedAt && onVictim.has(c.botId));
     await eventually(() => firstOk() !== undefined, 30_000, "a push to a bot of the failed master to succeed");
     const paidBefore = [...paid.values()].reduce((a, s) => a + s.size, 0);
-    await eventually(() => [...paid.values()].reduce((a, s) => a + s.size, 0) >= paidBefore + 3, 30_000, "payments after the failover");
+    await eventually(
+      () => [...paid.values()].reduce((a, s) => a + s.size, 0) >= paidBefore + 3,
+      30_000,
+      "payments after the failover",
+    );
     stop = true;
     await Promise.all(load);
 
     // Every acknowledged update reached its bot (long poll or webhook).
     const hookSecrets = new Map(hooked.map((b) => [`s${b.id}`, b.id]));
     const missing = () => {
-      for (const g of receiver.received) seen.get(hookSecrets.get(String(g.headers["x-telegram-bot-api-secret-token"]))!)?.add(g.update.update_id);
-      return bots.flatMap((b) => [...acked.get(b.id)!].filter((id) => !seen.get(b.id)!.has(id)).map((id) => `${b.id}/${id}`));
+      for (const g of receiver.received)
+        seen.get(hookSecrets.get(String(g.headers["x-telegram-bot-api-secret-token"]))!)?.add(g.update.update_id);
+      return bots.flatMap((b) =>
+        [...acked.get(b.id)!].filter((id) => !seen.get(b.id)!.has(id)).map((id) => `${b.id}/${id}`),
+      );
     };
     // The polling bots read what is left.
     for (const bot of polling) {
@@ -139,10 +183,15 @@ describe(`a Redis Cluster master killed under load (REDIS_WAIT_REPLICAS=${WAIT_R
       }
     }
     if (WAIT_REPLICAS !== "0") {
-      await eventually(() => missing().length === 0, 30_000, () => `acknowledged updates to arrive; missing ${missing().slice(0, 10).join(", ")}`);
+      await eventually(
+        () => missing().length === 0,
+        30_000,
+        () => `acknowledged updates to arrive; missing ${missing().slice(0, 10).join(", ")}`,
+      );
     } else {
       const drained = async () => {
-        for (const bot of hooked) if ((await call(bot)("getWebhookInfo")).body.result.pending_update_count > 0) return false;
+        for (const bot of hooked)
+          if ((await call(bot)("getWebhookInfo")).body.result.pending_update_count > 0) return false;
         return true;
       };
       await eventually(drained, 30_000, "the webhook bots' logs to drain");
@@ -154,7 +203,9 @@ describe(`a Redis Cluster master killed under load (REDIS_WAIT_REPLICAS=${WAIT_R
     for (const bot of polling) {
       const ledger = new Set<string>();
       for (let offset = 0; ; offset += 100) {
-        const page = (await call(bot)("getStarTransactions", { offset, limit: 100 })).body.result.transactions as { id: string }[];
+        const page = (await call(bot)("getStarTransactions", { offset, limit: 100 })).body.result.transactions as {
+          id: string;
+        }[];
         for (const t of page) ledger.add(t.id);
         if (page.length < 100) break;
       }
@@ -163,7 +214,9 @@ describe(`a Redis Cluster master killed under load (REDIS_WAIT_REPLICAS=${WAIT_R
     if (WAIT_REPLICAS !== "0") expect(lostPayments + lostUpdates).toBe(0);
 
     // No service process was restarted or died.
-    expect(stack.processes.filter((p) => p.child.exitCode !== null || p.child.signalCode !== null).map((p) => p.name)).toEqual([]);
+    expect(
+      stack.processes.filter((p) => p.child.exitCode !== null || p.child.signalCode !== null).map((p) => p.name),
+    ).toEqual([]);
     const figures = {
       recoveryMs: firstOk()!.at - killedAt,
       promotionMs: promotedAt - killedAt,

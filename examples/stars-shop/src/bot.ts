@@ -2,7 +2,12 @@ import { Bot, InlineKeyboard } from "grammy";
 import { autoRetry } from "@grammyjs/auto-retry";
 
 /** What the shop sells: one pack, paid in Stars (XTR). */
-export const PACK = { title: "Sticker pack", description: "Twenty-five hand-drawn stickers", payload: "pack-25", price: 25 };
+export const PACK = {
+  title: "Sticker pack",
+  description: "Twenty-five hand-drawn stickers",
+  payload: "pack-25",
+  price: 25,
+};
 
 /**
  * A Stars shop: /start shows the offer with a Buy button; a press turns the offer into an
@@ -26,11 +31,15 @@ export function createShopBot(token: string, opts: { apiRoot?: string } = {}): B
   bot.callbackQuery("buy", async (ctx) => {
     await ctx.answerCallbackQuery({ text: "Here is your invoice" });
     await ctx.editMessageText(`You chose the ${PACK.title}. Pay below 👇`);
-    await ctx.replyWithInvoice(PACK.title, PACK.description, PACK.payload, "XTR", [{ label: PACK.title, amount: PACK.price }]);
+    await ctx.replyWithInvoice(PACK.title, PACK.description, PACK.payload, "XTR", [
+      { label: PACK.title, amount: PACK.price },
+    ]);
   });
 
   bot.on("pre_checkout_query", (ctx) =>
-    ctx.preCheckoutQuery.invoice_payload === PACK.payload ? ctx.answerPreCheckoutQuery(true) : ctx.answerPreCheckoutQuery(false, "Unknown product"),
+    ctx.preCheckoutQuery.invoice_payload === PACK.payload
+      ? ctx.answerPreCheckoutQuery(true)
+      : ctx.answerPreCheckoutQuery(false, "Unknown product"),
   );
 
   bot.on("message:successful_payment", async (ctx) => {

@@ -13,7 +13,16 @@ import { createShopBot, PACK } from "../src/bot.ts";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SHOTS = join(REPO_ROOT, "test-output/console");
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const FLAGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 let stack: TestStack;
 let bot: Bot;
@@ -31,7 +40,12 @@ beforeAll(async () => {
   });
   mkdirSync(SHOTS, { recursive: true });
   profile = mkdtempSync(join(tmpdir(), "starpost-chromium-"));
-  context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport: { width: 1280, height: 860 } });
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1280, height: 860 },
+  });
   page = context.pages()[0] ?? (await context.newPage());
 }, 120_000);
 
@@ -51,7 +65,9 @@ describe("the console", () => {
     await page.click("#sign-in button");
     await expect.poll(() => page.textContent("#sign-in-error")).toBe("Unauthorized");
     expect(await page.evaluate(() => sessionStorage.length + localStorage.length)).toBe(0);
-    const api = await fetch(`${stack.gatewayUrl}/platform/v1/bots`, { headers: { authorization: "Bearer expired-or-wrong" } });
+    const api = await fetch(`${stack.gatewayUrl}/platform/v1/bots`, {
+      headers: { authorization: "Bearer expired-or-wrong" },
+    });
     expect(await api.json()).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
   });
 
@@ -61,7 +77,10 @@ describe("the console", () => {
     await page.click(`#bot-list li:has-text("@${shop.username}")`);
     expect(await page.isVisible("#sign-in")).toBe(false);
     expect(page.url()).not.toContain(TEST_PLATFORM_TOKEN);
-    expect(await page.evaluate(() => [sessionStorage.getItem("starpost.platformToken"), localStorage.length])).toEqual([TEST_PLATFORM_TOKEN, 0]);
+    expect(await page.evaluate(() => [sessionStorage.getItem("starpost.platformToken"), localStorage.length])).toEqual([
+      TEST_PLATFORM_TOKEN,
+      0,
+    ]);
 
     await page.fill("#new-chat input[name=id]", "5001");
     await page.fill("#new-chat input[name=first_name]", "Ann");
@@ -88,7 +107,11 @@ describe("the console", () => {
     await expect.poll(() => page.textContent("#balance"), { timeout: 15_000 }).toContain(`${PACK.price} ⭐`);
     expect(await page.locator("#ledger tbody tr").first().textContent()).toContain(`+${PACK.price} ⭐`);
     expect(await page.textContent("#webhook")).toContain("none (getUpdates)");
-    await expect.poll(async () => page.locator("#requests td", { hasText: "answerPreCheckoutQuery" }).count(), { timeout: 15_000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => page.locator("#requests td", { hasText: "answerPreCheckoutQuery" }).count(), {
+        timeout: 15_000,
+      })
+      .toBeGreaterThan(0);
     await shot("3-paid");
 
     // The console never shows a bot token it was not just given.

@@ -74,7 +74,16 @@ describe("the Stars shop", () => {
     expect(history.find((m) => m.successful_payment)?.successful_payment?.telegram_payment_charge_id).toBe(charge);
     expect(history.find((m) => m.refunded_payment)?.refunded_payment?.telegram_payment_charge_id).toBe(charge);
     const calls = (await shop.requests()).map((r) => r.method);
-    expect(calls).toEqual(expect.arrayContaining(["sendMessage", "answerCallbackQuery", "editMessageText", "sendInvoice", "answerPreCheckoutQuery", "refundStarPayment"]));
+    expect(calls).toEqual(
+      expect.arrayContaining([
+        "sendMessage",
+        "answerCallbackQuery",
+        "editMessageText",
+        "sendInvoice",
+        "answerPreCheckoutQuery",
+        "refundStarPayment",
+      ]),
+    );
   });
 
   it("sendInvoice fails once with 429; @grammyjs/auto-retry waits retry_after and gets the invoice through", async () => {

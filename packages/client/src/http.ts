@@ -3,7 +3,10 @@ export class StarpostError extends Error {
   readonly error_code: number;
   readonly description: string;
   readonly parameters?: { retry_after?: number };
-  constructor(readonly call: string, body: { error_code: number; description: string; parameters?: { retry_after?: number } }) {
+  constructor(
+    readonly call: string,
+    body: { error_code: number; description: string; parameters?: { retry_after?: number } },
+  ) {
     super(`${call}: ${body.error_code} ${body.description}`);
     this.name = "StarpostError";
     this.error_code = body.error_code;
@@ -20,12 +23,28 @@ export interface Transport {
 export function transport(url: string, platformToken: string): Transport {
   const base = `${url.replace(/\/+$/, "")}/platform/v1`;
   return {
-    async request<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    async request<T>(
+      method: "GET" | "POST" | "PUT" | "DELETE",
+      path: string,
+      body?: unknown,
+      signal?: AbortSignal,
+    ): Promise<T> {
       const headers: Record<string, string> = { authorization: `Bearer ${platformToken}` };
       if (body !== undefined) headers["content-type"] = "application/json";
-      const res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
       const text = await res.text();
-      let envelope: { ok?: boolean; result?: T; error_code?: number; description?: string; parameters?: { retry_after?: number } };
+      let envelope: {
+        ok?: boolean;
+        result?: T;
+        error_code?: number;
+        description?: string;
+        parameters?: { retry_after?: number };
+      };
       try {
         envelope = JSON.parse(text);
       } catch {

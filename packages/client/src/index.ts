@@ -1,5 +1,15 @@
 import { transport, type Transport } from "./http.ts";
-import type { CallbackAnswer, Chat, ClockAdvance, Fault, FaultSpec, Message, PaymentResult, RequestLogEntry, User } from "./types.ts";
+import type {
+  CallbackAnswer,
+  Chat,
+  ClockAdvance,
+  Fault,
+  FaultSpec,
+  Message,
+  PaymentResult,
+  RequestLogEntry,
+  User,
+} from "./types.ts";
 
 export { StarpostError } from "./http.ts";
 export type * from "./types.ts";
@@ -49,7 +59,12 @@ export class StarpostBot {
   }
 
   /** A new user with a private chat with the bot (the chat id is the user's id). */
-  async privateChat(user: { first_name: string; last_name?: string; username?: string; id?: number }): Promise<StarpostChat> {
+  async privateChat(user: {
+    first_name: string;
+    last_name?: string;
+    username?: string;
+    id?: number;
+  }): Promise<StarpostChat> {
     const id = user.id ?? nextUserId++;
     const { id: _ignored, ...fields } = user;
     const chat = await this.http.request<Chat>("PUT", `/bots/${this.id}/chats/${id}`, { type: "private", ...fields });
@@ -77,7 +92,8 @@ export class StarpostBot {
   /** The bot's recent Bot API calls, newest last. */
   async requests(opts: { limit?: number } = {}): Promise<RequestLogEntry[]> {
     const query = opts.limit ? `?limit=${opts.limit}` : "";
-    return (await this.http.request<{ requests: RequestLogEntry[] }>("GET", `/bots/${this.id}/requests${query}`)).requests;
+    return (await this.http.request<{ requests: RequestLogEntry[] }>("GET", `/bots/${this.id}/requests${query}`))
+      .requests;
   }
 
   /** Pushes a hand-built Update (without update_id) for kinds the helpers here do not cover. */
@@ -105,7 +121,8 @@ export class StarpostBot {
   }
 }
 
-const isBotMessage = (m: Message, botId: number) => (m.from?.is_bot === true && m.from.id === botId) || m.sender_chat !== undefined;
+const isBotMessage = (m: Message, botId: number) =>
+  (m.from?.is_bot === true && m.from.id === botId) || m.sender_chat !== undefined;
 
 /** One chat of a bot, seen from the user's side. Remembers how far `nextBotMessage` has read. */
 export class StarpostChat {
@@ -151,7 +168,8 @@ export class StarpostChat {
         this.cursor = found.message_id;
         return found;
       }
-      if (Date.now() >= deadline) throw new Error(`no message from the bot in chat ${this.chat.id} within ${opts.timeoutMs ?? 10_000} ms`);
+      if (Date.now() >= deadline)
+        throw new Error(`no message from the bot in chat ${this.chat.id} within ${opts.timeoutMs ?? 10_000} ms`);
     }
   }
 
@@ -175,7 +193,11 @@ export class StarpostChat {
    * Presses the button with `data` under the bot's message. Waits up to `waitAnswerMs`
    * (default 5 s, 0: not at all) for the bot's answerCallbackQuery and returns it.
    */
-  async press(message: Message | number, data: string, opts: { waitAnswerMs?: number } = {}): Promise<{ callback_query_id: string; answer?: CallbackAnswer }> {
+  async press(
+    message: Message | number,
+    data: string,
+    opts: { waitAnswerMs?: number } = {},
+  ): Promise<{ callback_query_id: string; answer?: CallbackAnswer }> {
     const messageId = typeof message === "number" ? message : message.message_id;
     return this.http.request("POST", this.path("callback_queries"), {
       message_id: messageId,
@@ -192,7 +214,11 @@ export class StarpostChat {
   /** The user pays the bot's invoice message; waits for the bot's pre-checkout answer. */
   async pay(invoice: Message | number): Promise<PaymentResult> {
     const messageId = typeof invoice === "number" ? invoice : invoice.message_id;
-    return this.http.request("POST", `/bots/${this.bot.id}/payments`, { chat_id: this.chat.id, message_id: messageId, user: this.payer() });
+    return this.http.request("POST", `/bots/${this.bot.id}/payments`, {
+      chat_id: this.chat.id,
+      message_id: messageId,
+      user: this.payer(),
+    });
   }
 
   /** The user pays an invoice link (createInvoiceLink's result) in this private chat; waits for the bot's pre-checkout answer. */

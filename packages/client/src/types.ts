@@ -48,8 +48,18 @@ export interface Message {
   text?: string;
   entities?: MessageEntity[];
   invoice?: { title: string; description: string; start_parameter: string; currency: string; total_amount: number };
-  successful_payment?: { currency: string; total_amount: number; invoice_payload: string; telegram_payment_charge_id: string };
-  refunded_payment?: { currency: string; total_amount: number; invoice_payload: string; telegram_payment_charge_id: string };
+  successful_payment?: {
+    currency: string;
+    total_amount: number;
+    invoice_payload: string;
+    telegram_payment_charge_id: string;
+  };
+  refunded_payment?: {
+    currency: string;
+    total_amount: number;
+    invoice_payload: string;
+    telegram_payment_charge_id: string;
+  };
   reply_markup?: { inline_keyboard: InlineKeyboardButton[][] };
   [other: string]: unknown;
 }

@@ -22,7 +22,11 @@ export async function saveAllowedUpdates(redis: Redis, botId: string, kinds: str
     await redis.del(key);
     return;
   }
-  await redis.multi().del(key).sadd(key, ...kinds).exec();
+  await redis
+    .multi()
+    .del(key)
+    .sadd(key, ...kinds)
+    .exec();
 }
 
 /** The bot's setting in Update field order; `undefined` while it is the default. */

@@ -35,9 +35,19 @@ export function parseToken(token: string): { id: string } | undefined {
 export async function checkToken(redis: Redis, token: string): Promise<TokenCheck> {
   const parsed = parseToken(token);
   if (!parsed) return { outcome: "malformed" };
-  const [hash, username, firstName, faults] = await redis.hmget(keys.bot(parsed.id), "token_hash", "username", "first_name", "faults");
+  const [hash, username, firstName, faults] = await redis.hmget(
+    keys.bot(parsed.id),
+    "token_hash",
+    "username",
+    "first_name",
+    "faults",
+  );
   if (!hash || hash !== hashToken(token)) return { outcome: "unknown" };
-  return { outcome: "ok", bot: { id: parsed.id, username: username!, first_name: firstName! }, hasFaults: faults !== null };
+  return {
+    outcome: "ok",
+    bot: { id: parsed.id, username: username!, first_name: firstName! },
+    hasFaults: faults !== null,
+  };
 }
 
 export async function getBot(redis: Redis, botId: string): Promise<BotRecord | undefined> {

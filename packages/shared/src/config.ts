@@ -16,13 +16,20 @@ const url = (dflt: string) => z.url({ protocol: /^https?$/ }).default(dflt);
 const hostPorts = z
   .string()
   .regex(/^[^\s,:]+:\d{1,5}(,[^\s,:]+:\d{1,5})*$/, "must be host:port[,host:port...]")
-  .transform((v) => v.split(",").map((hp) => ({ host: hp.slice(0, hp.lastIndexOf(":")), port: Number(hp.slice(hp.lastIndexOf(":") + 1)) })))
+  .transform((v) =>
+    v
+      .split(",")
+      .map((hp) => ({ host: hp.slice(0, hp.lastIndexOf(":")), port: Number(hp.slice(hp.lastIndexOf(":") + 1)) })),
+  )
   .refine((nodes) => nodes.every((n) => n.port > 0 && n.port < 65536), "a port must be 1-65535")
   .optional();
 
 const common = {
   HOST: z.string().min(1).default("127.0.0.1"),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, "must start with redis:// or rediss://").default("redis://127.0.0.1:6379"),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must start with redis:// or rediss://")
+    .default("redis://127.0.0.1:6379"),
   /** Seed nodes of a Redis Cluster; when set, every connection is a cluster client and REDIS_URL is unused. */
   REDIS_CLUSTER_NODES: hostPorts,
   /** An acknowledged write waits until this many replicas have it (WAIT); 0 acknowledges at once. */
@@ -85,7 +92,10 @@ export const WorkerConfig = z.object({
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 
 /** Where a service's Redis connections go, from its config (see createRedis). */
-export function redisTarget(config: { REDIS_URL: string; REDIS_CLUSTER_NODES?: { host: string; port: number }[] | undefined }) {
+export function redisTarget(config: {
+  REDIS_URL: string;
+  REDIS_CLUSTER_NODES?: { host: string; port: number }[] | undefined;
+}) {
   return { url: config.REDIS_URL, clusterNodes: config.REDIS_CLUSTER_NODES };
 }
 
@@ -95,12 +105,20 @@ export function replicaWait(config: { REDIS_WAIT_REPLICAS: number; REDIS_WAIT_TI
 }
 
 /** Every variable any service reads, for checking the compose file. */
-export const ALL_CONFIG_SCHEMAS = { gateway: GatewayConfig, invoices: InvoicesConfig, updates: UpdatesConfig, "webhook-worker": WorkerConfig };
+export const ALL_CONFIG_SCHEMAS = {
+  gateway: GatewayConfig,
+  invoices: InvoicesConfig,
+  updates: UpdatesConfig,
+  "webhook-worker": WorkerConfig,
+};
 
 export class ConfigError extends Error {}
 
 /** Parses the environment; throws a ConfigError whose message is one line naming the variable. */
-export function parseConfig<S extends z.ZodObject>(schema: S, env: Record<string, string | undefined>): Readonly<z.infer<S>> {
+export function parseConfig<S extends z.ZodObject>(
+  schema: S,
+  env: Record<string, string | undefined>,
+): Readonly<z.infer<S>> {
   const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = schema.safeParse(present);
   if (!parsed.success) {

@@ -22,7 +22,10 @@ export class DeliveryQueues {
   readonly all: Queue<DrainJob>[];
 
   constructor(connection: Redis) {
-    this.all = Array.from({ length: DELIVERY_SHARDS }, (_, i) => new Queue<DrainJob>(keys.deliveryQueue(i), { connection, prefix: keys.queuePrefix() }));
+    this.all = Array.from(
+      { length: DELIVERY_SHARDS },
+      (_, i) => new Queue<DrainJob>(keys.deliveryQueue(i), { connection, prefix: keys.queuePrefix() }),
+    );
   }
 
   forBot(botId: string): Queue<DrainJob> {
@@ -49,9 +52,7 @@ export function createDeliveryQueue(connection: Redis): DeliveryQueues {
 
 /** Makes sure a drain job exists for the bot (after an append to a bot with a webhook). */
 export async function scheduleDrain(queues: DeliveryQueues, botId: string, delayMs = 0): Promise<void> {
-  await queues.forBot(botId).add(
-    "drain",
-    { botId },
-    { jobId: drainJobId(botId), delay: delayMs, removeOnComplete: true, removeOnFail: true },
-  );
+  await queues
+    .forBot(botId)
+    .add("drain", { botId }, { jobId: drainJobId(botId), delay: delayMs, removeOnComplete: true, removeOnFail: true });
 }

@@ -24,9 +24,7 @@ export function rawOkEnvelope(result: RawJson, description?: string): string {
 }
 
 /** Outcome of a method handler: a result, or an error from the registry. */
-export type MethodOutcome =
-  | { ok: true; result: unknown; description?: string }
-  | { ok: false; error: BotApiError };
+export type MethodOutcome = { ok: true; result: unknown; description?: string } | { ok: false; error: BotApiError };
 
 export const success = (result: unknown, description?: string): MethodOutcome =>
   description === undefined ? { ok: true, result } : { ok: true, result, description };

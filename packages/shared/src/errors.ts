@@ -49,7 +49,8 @@ export const Errors = {
   multipartHeaders: () => bad("can't parse form data headers"),
   multipartDisposition: () => bad("expected form-data content disposition"),
   multipartFieldName: () => bad("field name in multipart/form-data not found"),
-  contentEncodingUnsupported: () => new BotApiError({ error_code: 415, description: "Unsupported Media Type: unsupported content-encoding" }),
+  contentEncodingUnsupported: () =>
+    new BotApiError({ error_code: 415, description: "Unsupported Media Type: unsupported content-encoding" }),
   contentEncodingBroken: (zlibCode: number) => bad(`zlib error ${zlibCode}`),
   /** bytes that are not an HTTP request (answered on the socket, before any route). */
   invalidHttpRequest: () => bad("invalid HTTP request"),
@@ -69,7 +70,7 @@ export const Errors = {
   // Platform API
   platformBodyInvalid: (problem: string) => bad(`the body must be JSON: ${problem}`),
   botNotFound: () => new BotApiError({ error_code: 404, description: "Not Found: bot not found" }),
-  usernameInvalid: () => bad("username must be 5-32 characters of A-Z, a-z, 0-9 and _ and end in \"bot\""),
+  usernameInvalid: () => bad('username must be 5-32 characters of A-Z, a-z, 0-9 and _ and end in "bot"'),
   usernameTaken: () => bad("username is already taken"),
   tokenFormatInvalid: () => bad("token must look like <bot id>:<secret>"),
   tokenTaken: () => bad("a bot with this id already exists"),
@@ -90,8 +91,7 @@ export const Errors = {
   conflictOtherGetUpdates: () =>
     new BotApiError({
       error_code: 409,
-      description:
-        "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+      description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
     }),
   conflictSetWebhook: () =>
     new BotApiError({ error_code: 409, description: "Conflict: terminated by setWebhook request" }),
@@ -143,7 +143,9 @@ export const Errors = {
   buttonDataInvalid: () => bad("BUTTON_DATA_INVALID"),
   messageChatTypeUnsupported: () => bad("messages can be sent only to private chats and channels"),
   messageNotModified: () =>
-    bad("message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"),
+    bad(
+      "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message",
+    ),
   messageToEditNotFound: () => bad("message to edit not found"),
   messageCantBeEdited: () => bad("message can't be edited"),
   noTextToEdit: () => bad("there is no text in the message to edit"),
@@ -162,7 +164,11 @@ export const Errors = {
   botBlocked: () => new BotApiError({ error_code: 403, description: "Forbidden: bot was blocked by the user" }),
   /** a scripted fault (POST /platform/v1/bots/:botId/faults): code and text are the caller's. */
   injected: (errorCode: number, description: string, retryAfter?: number) =>
-    new BotApiError({ error_code: errorCode, description, ...(retryAfter !== undefined ? { parameters: { retry_after: retryAfter } } : {}) }),
+    new BotApiError({
+      error_code: errorCode,
+      description,
+      ...(retryAfter !== undefined ? { parameters: { retry_after: retryAfter } } : {}),
+    }),
 } as const;
 
 export type ErrorName = keyof typeof Errors;

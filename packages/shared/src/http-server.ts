@@ -1,7 +1,14 @@
 import { rmSync } from "node:fs";
 import { createServer, type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from "fastify";
 import { BotApiError, Errors } from "./errors.ts";
 import { requestSerializers, type Logger } from "./logger.ts";
 import { findPlatformRoute } from "./params/platform-routes.ts";
@@ -9,7 +16,11 @@ import { sendError } from "./service-app.ts";
 import { internalSocket } from "./service-client.ts";
 
 /** Answers an error that is neither a registry error nor a framework 4xx (the default logs it and answers 500). */
-export type UnexpectedErrorHandler = (err: Error & { statusCode?: number; code?: string }, req: FastifyRequest, reply: FastifyReply) => unknown;
+export type UnexpectedErrorHandler = (
+  err: Error & { statusCode?: number; code?: string },
+  req: FastifyRequest,
+  reply: FastifyReply,
+) => unknown;
 
 const internalError: UnexpectedErrorHandler = (err, req, reply) => {
   req.log.error({ err: { message: err.message, stack: err.stack } }, "request failed");
@@ -22,7 +33,11 @@ const internalError: UnexpectedErrorHandler = (err, req, reply) => {
  * still logged), timeouts suited to 50-second long polls, and the one error handler, whose
  * unexpected case a service may answer its own way (`onUnexpected`).
  */
-export function createHttpServer(logger: Logger, options: FastifyServerOptions = {}, onUnexpected: UnexpectedErrorHandler = internalError): FastifyInstance {
+export function createHttpServer(
+  logger: Logger,
+  options: FastifyServerOptions = {},
+  onUnexpected: UnexpectedErrorHandler = internalError,
+): FastifyInstance {
   const app = Fastify({
     loggerInstance: logger.child({}, { serializers: requestSerializers }) as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -44,7 +59,8 @@ export function createHttpServer(logger: Logger, options: FastifyServerOptions =
   app.addHook("onRoute", ({ method, url }) => {
     if (!url.startsWith("/internal/platform")) return;
     for (const m of [method].flat()) {
-      if (m !== "HEAD" && !findPlatformRoute(m, url)) throw new Error(`${m} ${url} is not in PLATFORM_ROUTES (packages/shared/src/params/platform-routes.ts)`);
+      if (m !== "HEAD" && !findPlatformRoute(m, url))
+        throw new Error(`${m} ${url} is not in PLATFORM_ROUTES (packages/shared/src/params/platform-routes.ts)`);
     }
   });
   // Every answer is the Bot API envelope: framework errors (bad JSON, bodies too large, unknown
@@ -96,7 +112,9 @@ export async function listenInternalSocket(app: FastifyInstance, dir: string, se
   if (!dir) return;
   const path = internalSocket(dir, service);
   rmSync(path, { force: true }); // left by a process that was killed
-  const server = createServer({ keepAliveTimeout: 75_000, requestTimeout: 0 }, (req, res) => app.server.emit("request", req, res));
+  const server = createServer({ keepAliveTimeout: 75_000, requestTimeout: 0 }, (req, res) =>
+    app.server.emit("request", req, res),
+  );
   // A Unix socket refuses a connect outright once its accept queue is full (TCP retries instead),
   // so the queue is as long as the kernel allows (net.core.somaxconn): thousands of long polls
   // opened at once each open a connection.

@@ -10,11 +10,11 @@ const REDACT = [
   "*.secret_token",
   "params.secret_token",
   "req.headers.authorization",
-  "req.headers[\"x-internal-token\"]",
-  "req.headers[\"x-platform-bot-api-secret-token\"]",
-  "req.headers[\"x-telegram-bot-api-secret-token\"]",
+  'req.headers["x-internal-token"]',
+  'req.headers["x-platform-bot-api-secret-token"]',
+  'req.headers["x-telegram-bot-api-secret-token"]',
   "headers.authorization",
-  "headers[\"x-internal-token\"]",
+  'headers["x-internal-token"]',
 ];
 
 /**

@@ -15,7 +15,9 @@ type Collected = number | [Labels, number][];
  * webhook delivery p50 6 ms and p99 27 ms, a bare answer about 1 ms), coarse up to the 50 s a long
  * poll may be held.
  */
-export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+export const LATENCY_BUCKETS = [
+  0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+];
 
 export class Registry {
   readonly prom = new prom.Registry();

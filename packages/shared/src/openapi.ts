@@ -16,7 +16,8 @@ export function platformOpenApi(routes: PlatformRoute[] = PLATFORM_ROUTES) {
     info: {
       title: "starpost platform API",
       version: "1",
-      description: "The operator and simulation side of starpost. Answers use the Bot API envelope: {ok: true, result} or {ok: false, error_code, description}.",
+      description:
+        "The operator and simulation side of starpost. Answers use the Bot API envelope: {ok: true, result} or {ok: false, error_code, description}.",
     },
     components: {
       securitySchemes: { platformToken: { type: "http", scheme: "bearer", description: "PLATFORM_TOKEN" } },
@@ -45,13 +46,22 @@ function operation(r: PlatformRoute) {
     summary: r.summary,
     operationId: `${r.method.toLowerCase()}${r.url.replace(/:(\w+)/g, "By_$1").replace(/[/_](\w)/g, (_, c: string) => c.toUpperCase())}`,
     parameters: [...pathParams, ...queryParams],
-    ...(r.body && { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(r.body, "input") } } } }),
+    ...(r.body && {
+      requestBody: { required: true, content: { "application/json": { schema: jsonSchema(r.body, "input") } } },
+    }),
     responses: {
       200: {
         description: `{ok: true, result}: ${r.result}`,
-        content: { "application/json": { schema: { type: "object", properties: { ok: { const: true }, result: {} }, required: ["ok", "result"] } } },
+        content: {
+          "application/json": {
+            schema: { type: "object", properties: { ok: { const: true }, result: {} }, required: ["ok", "result"] },
+          },
+        },
       },
-      default: { description: "An error in the Bot API envelope", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+      default: {
+        description: "An error in the Bot API envelope",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      },
     },
   };
 }
@@ -64,5 +74,10 @@ function jsonSchema(schema: z.ZodType, io: "input" | "output") {
 /** Query strings are read as their output types (the schemas turn digit strings into numbers). */
 function queryParameters(schema: z.ZodType) {
   const s = jsonSchema(schema, "output") as { properties?: Record<string, object>; required?: string[] };
-  return Object.entries(s.properties ?? {}).map(([name, prop]) => ({ name, in: "query", required: s.required?.includes(name) ?? false, schema: prop }));
+  return Object.entries(s.properties ?? {}).map(([name, prop]) => ({
+    name,
+    in: "query",
+    required: s.required?.includes(name) ?? false,
+    schema: prop,
+  }));
 }

@@ -18,7 +18,11 @@ export interface ReplicaWaitOptions {
  * the bot's master with that write. Resolves to the number of replicas that confirmed.
  */
 export async function waitForReplicas(redis: Redis, botId: string, opts: ReplicaWaitOptions): Promise<number> {
-  const reply = await redis.pipeline().set(keys.replicaMark(botId), "1", "PX", 1000).wait(opts.replicas, opts.timeoutMs).exec();
+  const reply = await redis
+    .pipeline()
+    .set(keys.replicaMark(botId), "1", "PX", 1000)
+    .wait(opts.replicas, opts.timeoutMs)
+    .exec();
   const [err, confirmed] = reply?.[1] ?? [new Error("no reply to WAIT"), 0];
   if (err) throw err;
   return Number(confirmed);
@@ -30,11 +34,17 @@ export async function waitForReplicas(redis: Redis, botId: string, opts: Replica
  * lose what the caller was told happened. When they do not confirm in time the caller gets 500
  * instead: the write may or may not survive, and the caller retries (at least once, never lost).
  */
-export function registerReplicaWait(app: FastifyInstance, redis: Redis, logger: Logger, opts: ReplicaWaitOptions): void {
+export function registerReplicaWait(
+  app: FastifyInstance,
+  redis: Redis,
+  logger: Logger,
+  opts: ReplicaWaitOptions,
+): void {
   if (opts.replicas <= 0) return;
   app.addHook("onSend", async (req, reply, payload) => {
     if (reply.statusCode !== 200) return payload;
-    const botId = (req.params as { botId?: unknown } | undefined)?.botId ?? (req.body as { botId?: unknown } | undefined)?.botId;
+    const botId =
+      (req.params as { botId?: unknown } | undefined)?.botId ?? (req.body as { botId?: unknown } | undefined)?.botId;
     if (typeof botId !== "string" || !/^\d{1,20}$/.test(botId)) return payload;
     const confirmed = await waitForReplicas(redis, botId, opts).catch((err: Error) => {
       logger.warn({ botId, err: { message: err.message } }, "WAIT failed");

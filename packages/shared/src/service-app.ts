@@ -40,7 +40,11 @@ export function secretMatches(given: unknown, expected: string): boolean {
 /** Internal routes are only for the gateway and workers; INTERNAL_TOKEN guards them when set. */
 export function guardInternal(app: FastifyInstance, internalToken: string) {
   app.addHook("onRequest", async (req, reply) => {
-    if (req.url.startsWith("/internal/") && internalToken !== "" && !secretMatches(req.headers[INTERNAL_TOKEN_HEADER], internalToken)) {
+    if (
+      req.url.startsWith("/internal/") &&
+      internalToken !== "" &&
+      !secretMatches(req.headers[INTERNAL_TOKEN_HEADER], internalToken)
+    ) {
       return sendError(reply, Errors.unauthorized());
     }
   });
@@ -52,7 +56,8 @@ export function registerMethodRoute(app: FastifyInstance, handlers: MethodHandle
     "/internal/call/:method",
     async (req, reply) => {
       const method = findMethod(req.params.method);
-      const handler = method && (handlers[method] as ((ctx: MethodContext<MethodName>) => Promise<MethodOutcome>) | undefined);
+      const handler =
+        method && (handlers[method] as ((ctx: MethodContext<MethodName>) => Promise<MethodOutcome>) | undefined);
       if (!method || !handler) return sendError(reply, Errors.methodNotFound());
       const { botId, params } = req.body ?? {};
       if (typeof botId !== "string" || typeof params !== "object" || params === null) {
@@ -63,7 +68,13 @@ export function registerMethodRoute(app: FastifyInstance, handlers: MethodHandle
       // The signal is made only for a handler that asks for it (a long poll): a listener and an
       // AbortController per call are measurable on the hot path.
       let signal: AbortSignal | undefined;
-      const ctx = { botId, params: parsed.params, get signal() { return (signal ??= abortOnClose(reply)); } };
+      const ctx = {
+        botId,
+        params: parsed.params,
+        get signal() {
+          return (signal ??= abortOnClose(reply));
+        },
+      };
       return sendOutcome(reply, await handler(ctx));
     },
   );
@@ -95,8 +106,13 @@ export interface OpsOptions {
 
 /** /healthz (alive), /readyz (dependencies reachable), /metrics (Prometheus text), request metrics. */
 export function registerOps(app: FastifyInstance, { registry, ready }: OpsOptions) {
-  const requests = registry.counter("starpost_http_requests_total", "HTTP requests answered, by route and status", ["route", "status"]);
-  const latency = registry.histogram("starpost_http_request_duration_seconds", "HTTP request latency, by route", ["route"]);
+  const requests = registry.counter("starpost_http_requests_total", "HTTP requests answered, by route and status", [
+    "route",
+    "status",
+  ]);
+  const latency = registry.histogram("starpost_http_request_duration_seconds", "HTTP request latency, by route", [
+    "route",
+  ]);
   app.addHook("onResponse", async (req, reply) => {
     const route = req.routeOptions.url ?? "unmatched";
     requests.inc({ route, status: reply.statusCode });

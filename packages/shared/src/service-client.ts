@@ -45,16 +45,34 @@ export class ServiceClient {
   }
 
   /** Runs a Bot API method in its owning service. */
-  call(service: Exclude<ServiceName, "gateway">, method: string, botId: string, params: Record<string, unknown>, signal?: AbortSignal) {
+  call(
+    service: Exclude<ServiceName, "gateway">,
+    method: string,
+    botId: string,
+    params: Record<string, unknown>,
+    signal?: AbortSignal,
+  ) {
     return this.send(service, "POST", `/internal/call/${method}`, JSON.stringify({ botId, params }), signal);
   }
 
   /** Forwards a platform API request (path below /platform/v1) to a service. */
-  platform(service: Exclude<ServiceName, "gateway">, method: string, path: string, body: string | undefined, signal?: AbortSignal) {
+  platform(
+    service: Exclude<ServiceName, "gateway">,
+    method: string,
+    path: string,
+    body: string | undefined,
+    signal?: AbortSignal,
+  ) {
     return this.send(service, method, `/internal/platform${path}`, body, signal);
   }
 
-  private async send(service: string, method: string, path: string, body: string | undefined, signal?: AbortSignal): Promise<ServiceReply> {
+  private async send(
+    service: string,
+    method: string,
+    path: string,
+    body: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<ServiceReply> {
     const pool = this.pools[service];
     if (!pool) throw new Error(`no URL configured for service ${service}`);
     const headers: Record<string, string> = { [INTERNAL_TOKEN_HEADER]: this.internalToken };

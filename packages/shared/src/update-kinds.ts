@@ -68,9 +68,7 @@ export function updateKind(name: string): UpdateKind | undefined {
 }
 
 /** The default allowed_updates: every produced kind except the opt-in ones. */
-export const DEFAULT_ALLOWED: readonly string[] = UPDATE_KINDS.filter((k) => k.produced && !k.optIn).map(
-  (k) => k.name,
-);
+export const DEFAULT_ALLOWED: readonly string[] = UPDATE_KINDS.filter((k) => k.produced && !k.optIn).map((k) => k.name);
 
 /**
  * Normalises an allowed_updates list the way the official server does: names matched

@@ -8,8 +8,7 @@ export const MAX_PENDING_UPDATES = 100_000;
 
 export type DropReason = "not_allowed" | "too_many_pending" | "unknown_kind";
 export type AppendOutcome = (
-  | { outcome: "appended"; update_id: number; webhook: boolean }
-  | { outcome: "dropped"; reason: DropReason }
+  { outcome: "appended"; update_id: number; webhook: boolean } | { outcome: "dropped"; reason: DropReason }
 ) & { /** set when the update's message was recorded in its chat's history. */ message_id?: number };
 
 /**
@@ -38,7 +37,12 @@ export interface Parties {
  * The first KEYS of every script that includes update-log.lua: the bot's log stream, its
  * update_id counter, its allowed_updates set and its webhook hash (log_open's order).
  */
-export const logKeys = (botId: string): string[] => [keys.updateLog(botId), keys.updateSeq(botId), keys.allowedUpdates(botId), keys.webhook(botId)];
+export const logKeys = (botId: string): string[] => [
+  keys.updateLog(botId),
+  keys.updateSeq(botId),
+  keys.allowedUpdates(botId),
+  keys.webhook(botId),
+];
 
 /** The first ARGV of those scripts: the pending cap, the bot's wake shard channel and the bot id. */
 export const logArgs = (botId: string): (string | number)[] => [MAX_PENDING_UPDATES, keys.wakeChannel(botId), botId];
@@ -68,7 +72,13 @@ export async function appendUpdates(
   updates.forEach((u, n) => {
     const kind = known[n];
     if (!kind || !kind.produced) return;
-    args.push(kind.name, kind.optIn ? "1" : "0", kind.queueKey(u.payload as Record<string, unknown>), now + kind.lifetime * 1000, JSON.stringify(u.payload));
+    args.push(
+      kind.name,
+      kind.optIn ? "1" : "0",
+      kind.queueKey(u.payload as Record<string, unknown>),
+      now + kind.lifetime * 1000,
+      JSON.stringify(u.payload),
+    );
     args.push(u.history ? String(u.history.chatId) : "", u.history?.messageId ?? "");
   });
   const reply = await redis.spAppendUpdates(
@@ -88,7 +98,9 @@ export async function appendUpdates(
     if (!kind || !kind.produced) return { outcome: "dropped", reason: "unknown_kind" };
     const v = reply[r++]!;
     const out: AppendOutcome =
-      typeof v === "number" ? { outcome: "appended", update_id: v, webhook } : { outcome: "dropped", reason: v as DropReason };
+      typeof v === "number"
+        ? { outcome: "appended", update_id: v, webhook }
+        : { outcome: "dropped", reason: v as DropReason };
     if (updates[n]!.history) out.message_id = reply[r++] as number;
     return out;
   });
@@ -199,4 +211,3 @@ export async function confirmUpdates(redis: Redis, botId: string, updateIds: num
 export async function pendingCount(redis: Redis, botId: string): Promise<number> {
   return redis.xlen(keys.updateLog(botId));
 }
-

@@ -26,7 +26,8 @@ for (const [net, prefix] of [
   ["203.0.113.0", 24], // documentation
   ["224.0.0.0", 4], // multicast
   ["240.0.0.0", 4], // reserved, broadcast
-] as const) reserved.addSubnet(net, prefix, "ipv4");
+] as const)
+  reserved.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
   ["::", 128], // unspecified
   ["::1", 128], // loopback
@@ -37,7 +38,8 @@ for (const [net, prefix] of [
   ["fc00::", 7], // unique local
   ["fe80::", 10], // link-local
   ["ff00::", 8], // multicast
-] as const) reserved.addSubnet(net, prefix, "ipv6");
+] as const)
+  reserved.addSubnet(net, prefix, "ipv6");
 
 /** IPv6 forms that embed an IPv4 address (mapped, NAT64, 6to4) are judged by that address. */
 function embeddedIpv4(ip: string): string | undefined {
@@ -124,9 +126,7 @@ export function urlHost(url: URL): string {
 }
 
 export type ResolveOutcome =
-  | { outcome: "ok"; ip: string }
-  | { outcome: "reserved"; ip: string }
-  | { outcome: "unresolved"; message: string };
+  { outcome: "ok"; ip: string } | { outcome: "reserved"; ip: string } | { outcome: "unresolved"; message: string };
 
 /**
  * Resolves a webhook host the way the official server picks its address (the first IPv4, else
@@ -161,7 +161,11 @@ export class WebhookTargetError extends Error {
   }
 }
 
-type LookupCallback = (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
+type LookupCallback = (
+  err: Error | null,
+  address: string | { address: string; family: number }[],
+  family?: number,
+) => void;
 
 /**
  * A `lookup` for net/tls connect options (undici's `connect`): every new connection resolves
@@ -169,14 +173,18 @@ type LookupCallback = (err: Error | null, address: string | { address: string; f
  */
 export function guardedLookup(allowPrivate: boolean) {
   return (hostname: string, options: { all?: boolean } | number, callback: LookupCallback) => {
-    resolveWebhookHost(hostname, allowPrivate).then((r) => {
-      if (r.outcome === "reserved") return callback(new WebhookTargetError(`IP address ${r.ip} is reserved`, "WEBHOOK_RESERVED_IP"), "");
-      if (r.outcome === "unresolved") {
-        return callback(new WebhookTargetError(`Failed to resolve host: ${r.message}`, "WEBHOOK_UNRESOLVED"), "");
-      }
-      const family = isIP(r.ip);
-      if (typeof options === "object" && options.all) callback(null, [{ address: r.ip, family }]);
-      else callback(null, r.ip, family);
-    }, (err: Error) => callback(err, ""));
+    resolveWebhookHost(hostname, allowPrivate).then(
+      (r) => {
+        if (r.outcome === "reserved")
+          return callback(new WebhookTargetError(`IP address ${r.ip} is reserved`, "WEBHOOK_RESERVED_IP"), "");
+        if (r.outcome === "unresolved") {
+          return callback(new WebhookTargetError(`Failed to resolve host: ${r.message}`, "WEBHOOK_UNRESOLVED"), "");
+        }
+        const family = isIP(r.ip);
+        if (typeof options === "object" && options.all) callback(null, [{ address: r.ip, family }]);
+        else callback(null, r.ip, family);
+      },
+      (err: Error) => callback(err, ""),
+    );
   };
 }

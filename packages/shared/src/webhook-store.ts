@@ -54,7 +54,10 @@ export const STATUS = {
 } as const;
 
 /** The last delivery error, if any (getWebhookInfo). */
-export async function loadLastError(redis: Redis, botId: string): Promise<{ date: number; message: string } | undefined> {
+export async function loadLastError(
+  redis: Redis,
+  botId: string,
+): Promise<{ date: number; message: string } | undefined> {
   const [date, message] = await redis.hmget(keys.webhookStatus(botId), STATUS.lastErrorDate, STATUS.lastErrorMessage);
   return date ? { date: Number(date), message: message ?? "" } : undefined;
 }

@@ -23,7 +23,9 @@ describe("Redis settings", () => {
     ["REDIS_WAIT_TIMEOUT_MS", "0"],
   ] as const) {
     it(`refuses ${name}=${value} with one line naming it`, () => {
-      expect(() => parseConfig(UpdatesConfig, { [name]: value })).toThrow(new RegExp(`^invalid environment variable ${name}: [^\\n]+$`));
+      expect(() => parseConfig(UpdatesConfig, { [name]: value })).toThrow(
+        new RegExp(`^invalid environment variable ${name}: [^\\n]+$`),
+      );
     });
   }
 });

@@ -20,9 +20,20 @@ describe("parse_mode HTML", () => {
   });
 
   it("decodes entities and makes the common styles, offsets in UTF-16 units", () => {
-    expect(parseEntities("&lt;&gt;&amp;&quot;&#12345678;&Or;", "HTML")).toEqual({ text: '<>&"&#12345678;&Or;', entities: [] });
-    expect(parseEntities("➡️ ➡️<i>➡️ ➡️</i>", "HTML")).toEqual({ text: "➡️ ➡️➡️ ➡️", entities: [{ type: "italic", offset: 5, length: 5 }] });
-    expect(parseEntities('<b>a<u>b</u></b><s>c</s><span class="tg-spoiler">d</span><tg-spoiler>e</tg-spoiler><code>f</code><pre><code class="language-js">g</code></pre>', "HTML")).toEqual({
+    expect(parseEntities("&lt;&gt;&amp;&quot;&#12345678;&Or;", "HTML")).toEqual({
+      text: '<>&"&#12345678;&Or;',
+      entities: [],
+    });
+    expect(parseEntities("➡️ ➡️<i>➡️ ➡️</i>", "HTML")).toEqual({
+      text: "➡️ ➡️➡️ ➡️",
+      entities: [{ type: "italic", offset: 5, length: 5 }],
+    });
+    expect(
+      parseEntities(
+        '<b>a<u>b</u></b><s>c</s><span class="tg-spoiler">d</span><tg-spoiler>e</tg-spoiler><code>f</code><pre><code class="language-js">g</code></pre>',
+        "HTML",
+      ),
+    ).toEqual({
       text: "abcdefg",
       entities: [
         { type: "bold", offset: 0, length: 2 },
@@ -60,7 +71,10 @@ describe("parse_mode MarkdownV2", () => {
   });
 
   it("parses nested styles, links and pre blocks like td", () => {
-    expect(parseEntities("🏟 🏟_abac \\* asd _", "MarkdownV2")).toEqual({ text: "🏟 🏟abac * asd ", entities: [{ type: "italic", offset: 5, length: 11 }] });
+    expect(parseEntities("🏟 🏟_abac \\* asd _", "MarkdownV2")).toEqual({
+      text: "🏟 🏟abac * asd ",
+      entities: [{ type: "italic", offset: 5, length: 11 }],
+    });
     expect(parseEntities("🏟 🏟_🏟 __🏟___", "MarkdownV2")).toEqual({
       text: "🏟 🏟🏟 🏟",
       entities: [
@@ -68,8 +82,14 @@ describe("parse_mode MarkdownV2", () => {
         { type: "underline", offset: 8, length: 2 },
       ],
     });
-    expect(parseEntities("🏟 🏟```🏟 🏟```", "MarkdownV2")).toEqual({ text: "🏟 🏟 🏟", entities: [{ type: "pre", offset: 5, length: 3, language: "🏟" }] });
-    expect(parseEntities("||test||", "MarkdownV2")).toEqual({ text: "test", entities: [{ type: "spoiler", offset: 0, length: 4 }] });
+    expect(parseEntities("🏟 🏟```🏟 🏟```", "MarkdownV2")).toEqual({
+      text: "🏟 🏟 🏟",
+      entities: [{ type: "pre", offset: 5, length: 3, language: "🏟" }],
+    });
+    expect(parseEntities("||test||", "MarkdownV2")).toEqual({
+      text: "test",
+      entities: [{ type: "spoiler", offset: 0, length: 4 }],
+    });
     expect(parseEntities("[telegram\\.org](telegram.dog)", "MarkdownV2")).toEqual({
       text: "telegram.org",
       entities: [{ type: "text_link", offset: 0, length: 12, url: "http://telegram.dog/" }],
@@ -95,6 +115,8 @@ describe("parse_mode Markdown (legacy)", () => {
       ],
     });
     expect(parseEntities("a.b \\_x", "Markdown")).toEqual({ text: "a.b _x", entities: [] });
-    expect(parseEntities("ab _c", "Markdown")).toEqual({ error: "Can't find end of the entity starting at byte offset 3" });
+    expect(parseEntities("ab _c", "Markdown")).toEqual({
+      error: "Can't find end of the entity starting at byte offset 3",
+    });
   });
 });

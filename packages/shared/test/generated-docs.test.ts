@@ -12,13 +12,17 @@ describe("the error registry", () => {
 
   it("has no entry the code never answers", () => {
     const root = new URL("../../../", import.meta.url).pathname;
-    const files = execFileSync("git", ["ls-files", "services/*/src/*", "services/*/src/**", "packages/shared/src/**"], { cwd: root, encoding: "utf8" })
+    const files = execFileSync("git", ["ls-files", "services/*/src/*", "services/*/src/**", "packages/shared/src/**"], {
+      cwd: root,
+      encoding: "utf8",
+    })
       .split("\n")
       .filter((f) => f.endsWith(".ts") && !f.endsWith("errors.ts"));
     // A use is code that reads `Errors.<name>` (a comment or a string naming it is not).
     const used = new Set<string>();
     const visit = (node: ts.Node) => {
-      if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "Errors") used.add(node.name.text);
+      if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "Errors")
+        used.add(node.name.text);
       ts.forEachChild(node, visit);
     };
     for (const f of files) visit(ts.createSourceFile(f, readFileSync(`${root}${f}`, "utf8"), ts.ScriptTarget.Latest));
@@ -29,7 +33,18 @@ describe("the error registry", () => {
     for (const [name, make] of Object.entries(Errors)) {
       if (name === "injected") continue; // a scripted fault: its code and text are the caller's
       const err = (make as (...a: string[]) => { error_code: number; description: string })("x", "y");
-      const prefix = { 400: "Bad Request: ", 401: "Unauthorized", 403: "Forbidden: ", 404: "Not Found", 409: "Conflict: ", 413: "Request Entity Too Large", 415: "Unsupported Media Type: ", 429: "Too Many Requests: ", 500: "Internal Server Error", 502: "Bad Gateway" }[err.error_code];
+      const prefix = {
+        400: "Bad Request: ",
+        401: "Unauthorized",
+        403: "Forbidden: ",
+        404: "Not Found",
+        409: "Conflict: ",
+        413: "Request Entity Too Large",
+        415: "Unsupported Media Type: ",
+        429: "Too Many Requests: ",
+        500: "Internal Server Error",
+        502: "Bad Gateway",
+      }[err.error_code];
       expect(prefix, name).toBeDefined();
       expect(err.description.startsWith(prefix!), `${name}: ${err.description}`).toBe(true);
     }
@@ -38,8 +53,12 @@ describe("the error registry", () => {
 
 describe("the method table", () => {
   it("keeps the reference's rule: a webhook answer never runs get*, setWebhook, deleteWebhook, close, logOut", () => {
-    const refused = Object.entries(METHODS).filter(([, m]: [string, MethodSpec]) => m.webhookReply === false).map(([name]) => name);
-    const expected = Object.keys(METHODS).filter((name) => name.startsWith("get") || ["setWebhook", "deleteWebhook", "close", "logOut"].includes(name));
+    const refused = Object.entries(METHODS)
+      .filter(([, m]: [string, MethodSpec]) => m.webhookReply === false)
+      .map(([name]) => name);
+    const expected = Object.keys(METHODS).filter(
+      (name) => name.startsWith("get") || ["setWebhook", "deleteWebhook", "close", "logOut"].includes(name),
+    );
     expect(refused.sort()).toEqual(expected.sort());
   });
 

@@ -11,7 +11,9 @@ const json = (text: string) => {
 
 describe("the raw JSON reader", () => {
   it("keeps strings decoded and every other value as its exact text", () => {
-    expect(json('{"a":"x\\u00e9\\n","b":1234567890123456789,"c":null,"d":{"k":[1, 2]},"e":true,"f":-1.5e3}').params).toEqual({
+    expect(
+      json('{"a":"x\\u00e9\\n","b":1234567890123456789,"c":null,"d":{"k":[1, 2]},"e":true,"f":-1.5e3}').params,
+    ).toEqual({
       a: "xé\n",
       b: "1234567890123456789",
       c: "null",
@@ -28,7 +30,8 @@ describe("the raw JSON reader", () => {
   });
 
   it("adds nothing for null, arrays, numbers and broken JSON; keeps members read before an error", () => {
-    for (const text of ["null", "[1]", "3", "true", "{", "{not json", '{"a"', '{"a":}']) expect(json(text)).toEqual({ params: {}, complete: false });
+    for (const text of ["null", "[1]", "3", "true", "{", "{not json", '{"a"', '{"a":}'])
+      expect(json(text)).toEqual({ params: {}, complete: false });
     expect(json('{"a":"1","b":')).toEqual({ params: { a: "1" }, complete: false });
     expect(json('{"a":"1"} trailing')).toEqual({ params: { a: "1" }, complete: false });
     expect(json("")).toEqual({ params: {}, complete: true });
@@ -91,7 +94,8 @@ describe("method parameters read the reference's way", () => {
       return r.params.drop_pending_updates;
     };
     for (const v of ["true", "TRUE", "True", "yes", "YES", "1"]) expect({ v, b: drop(v) }).toEqual({ v, b: true });
-    for (const v of ["false", "0", "no", " true", "true ", "on", "2", "1.0", "null", "{}"]) expect({ v, b: drop(v) }).toEqual({ v, b: false });
+    for (const v of ["false", "0", "no", " true", "true ", "on", "2", "1.0", "null", "{}"])
+      expect({ v, b: drop(v) }).toEqual({ v, b: false });
   });
 
   it("strings: a JSON null or object where a string is expected is its text, as in the reference", () => {
@@ -117,7 +121,8 @@ describe("method parameters read the reference's way", () => {
     };
     expect(user("77")).toBe(77);
     expect(user("77x")).toBe(77);
-    for (const v of ["-77", "x", " 77", "0"]) expect({ v, d: user(v) }).toEqual({ v, d: "Bad Request: invalid user_id specified" });
+    for (const v of ["-77", "x", " 77", "0"])
+      expect({ v, d: user(v) }).toEqual({ v, d: "Bad Request: invalid user_id specified" });
   });
 
   it("setWebhook: the secret token's limit counts bytes, and is checked before its characters", () => {
@@ -128,8 +133,26 @@ describe("method parameters read the reference's way", () => {
 
 describe("webhook URLs", () => {
   it("are checked like td's parse_url before anything else", () => {
-    const valid = ["https://example.com/hook", "example.com", "HTTP://Example.com:8080/x?y#z", "https://u:p@h.example/x", "https://[2001:db8::1]:8443/", "https://a.example:080/"];
-    const invalid = ["https:///hook", "//example.com", "https://", "https://a:0/", "https://a:/", "https://a:65536/", "ftp://a/", "https://exa mple.com/", "https://[zz]/", "https://a<b/"];
+    const valid = [
+      "https://example.com/hook",
+      "example.com",
+      "HTTP://Example.com:8080/x?y#z",
+      "https://u:p@h.example/x",
+      "https://[2001:db8::1]:8443/",
+      "https://a.example:080/",
+    ];
+    const invalid = [
+      "https:///hook",
+      "//example.com",
+      "https://",
+      "https://a:0/",
+      "https://a:/",
+      "https://a:65536/",
+      "ftp://a/",
+      "https://exa mple.com/",
+      "https://[zz]/",
+      "https://a<b/",
+    ];
     for (const url of valid) expect({ url, ok: parseWebhookUrl(url) !== undefined }).toEqual({ url, ok: true });
     for (const url of invalid) expect({ url, ok: parseWebhookUrl(url) !== undefined }).toEqual({ url, ok: false });
   });

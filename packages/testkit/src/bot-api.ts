@@ -54,7 +54,10 @@ export class Platform {
     return res.body.result as { id: number; username: string; first_name: string; token: string };
   }
 
-  async putChat(botId: number, chat: { id: number; type: string; title?: string; username?: string; first_name?: string; last_name?: string }) {
+  async putChat(
+    botId: number,
+    chat: { id: number; type: string; title?: string; username?: string; first_name?: string; last_name?: string },
+  ) {
     const { id, ...rest } = chat;
     return this.call("PUT", `/bots/${botId}/chats/${id}`, rest);
   }
@@ -73,5 +76,13 @@ export function botClient(baseUrl: string, token: string) {
 let seq = 0;
 /** A user message payload for the platform API. */
 export function userMessage(chatId: number, text: string, from = { id: chatId, is_bot: false, first_name: "Ann" }) {
-  return { message: { message_id: ++seq, from, chat: { id: chatId, type: "private", first_name: from.first_name }, date: Math.floor(Date.now() / 1000), text } };
+  return {
+    message: {
+      message_id: ++seq,
+      from,
+      chat: { id: chatId, type: "private", first_name: from.first_name },
+      date: Math.floor(Date.now() / 1000),
+      text,
+    },
+  };
 }

@@ -11,7 +11,8 @@ import { parse } from "yaml";
 export const REPO_ROOT = (() => {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, "docker-compose.yml"))) {
-    if (dirname(dir) === dir) throw new Error("starpost: no docker-compose.yml above " + fileURLToPath(import.meta.url));
+    if (dirname(dir) === dir)
+      throw new Error("starpost: no docker-compose.yml above " + fileURLToPath(import.meta.url));
     dir = dirname(dir);
   }
   return dir + sep;
@@ -29,7 +30,18 @@ export interface ComposeService {
   dependsOn: string[];
 }
 
-type Raw = { services: Record<string, { command?: string[]; deploy?: { replicas?: number }; environment?: Record<string, unknown>; depends_on?: Record<string, unknown> | string[]; image?: string }> };
+type Raw = {
+  services: Record<
+    string,
+    {
+      command?: string[];
+      deploy?: { replicas?: number };
+      environment?: Record<string, unknown>;
+      depends_on?: Record<string, unknown> | string[];
+      image?: string;
+    }
+  >;
+};
 
 /** `${VAR}`, `${VAR:-default}` and `${VAR:?message}` as compose interpolates them. */
 export function interpolate(value: string, env: Record<string, string | undefined>): string {
@@ -43,7 +55,10 @@ export function interpolate(value: string, env: Record<string, string | undefine
 }
 
 /** The compose file's `redis` service command, interpolated against `env`. */
-export function readRedisCommand(env: Record<string, string | undefined> = process.env, file = `${REPO_ROOT}docker-compose.yml`): string[] {
+export function readRedisCommand(
+  env: Record<string, string | undefined> = process.env,
+  file = `${REPO_ROOT}docker-compose.yml`,
+): string[] {
   const raw = parse(readFileSync(file, "utf8"), { merge: true }) as Raw;
   return (raw.services.redis?.command ?? []).map((arg) => interpolate(arg, env));
 }
@@ -52,7 +67,10 @@ export function readRedisCommand(env: Record<string, string | undefined> = proce
 const BUNDLE = /^dist\/([a-z-]+)\.mjs$/;
 
 /** The starpost services declared in docker-compose.yml (every service run from a bundle of the repo). */
-export function readCompose(env: Record<string, string | undefined> = process.env, file = `${REPO_ROOT}docker-compose.yml`): ComposeService[] {
+export function readCompose(
+  env: Record<string, string | undefined> = process.env,
+  file = `${REPO_ROOT}docker-compose.yml`,
+): ComposeService[] {
   const raw = parse(readFileSync(file, "utf8"), { merge: true }) as Raw;
   return Object.entries(raw.services)
     .filter(([, s]) => BUNDLE.test(s.command?.[0] ?? ""))

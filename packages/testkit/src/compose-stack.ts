@@ -117,11 +117,13 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
   /** `entry`: the node arguments that run the service (its bundle, or its source through tsx). */
   const spawnChild = (proc: ServiceProcess, entry: string[]): ChildProcess => {
     entries.set(proc.name, entry);
-    const child = track(spawn(process.execPath, [...(opts.nodeArgs ?? []), ...entry], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...proc.env },
-      stdio: ["ignore", "pipe", "pipe"],
-    }));
+    const child = track(
+      spawn(process.execPath, [...(opts.nodeArgs ?? []), ...entry], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...proc.env },
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    );
     const file = opts.logDir ? createWriteStream(`${opts.logDir}/${proc.name}.log`, { flags: "a" }) : undefined;
     for (const stream of [child.stdout!, child.stderr!]) {
       createInterface({ input: stream }).on("line", (line) => {
@@ -150,7 +152,13 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     env.HOST = "127.0.0.1";
     for (const [k, v] of Object.entries(overrides)) if (k in env && !isPortVar(k)) env[k] = v;
     const entry = opts.dist ? [join(opts.dist, basename(svc.bundle))] : ["--import", "tsx", svc.entry];
-    const proc: ServiceProcess = { name, service: svc.name, port, env: { ...opts.extraEnv, ...env }, child: undefined! };
+    const proc: ServiceProcess = {
+      name,
+      service: svc.name,
+      port,
+      env: { ...opts.extraEnv, ...env },
+      child: undefined!,
+    };
     proc.child = spawnChild(proc, entry);
     processes.push(proc);
     supervisor?.watch(name, proc.child, () => (proc.child = spawnChild(proc, entry)));
@@ -160,7 +168,10 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
 
   try {
     for (const svc of services) {
-      const replicas = svc.name === "webhook-worker" && opts.workers !== undefined ? opts.workers : (opts.replicas?.[svc.name] ?? svc.replicas);
+      const replicas =
+        svc.name === "webhook-worker" && opts.workers !== undefined
+          ? opts.workers
+          : (opts.replicas?.[svc.name] ?? svc.replicas);
       await Promise.all(Array.from({ length: replicas }, () => launch(svc)));
     }
   } catch (err) {

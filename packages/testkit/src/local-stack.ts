@@ -44,7 +44,14 @@ export const CLUSTER_WORKERS = 3;
  * (the receivers of tests and benchmarks listen there) unless `env` says otherwise.
  */
 export async function startLocalStack(opts: LocalStackOptions = {}): Promise<LocalStack> {
-  const { appendonly, appendfsync, platformToken = `local-${randomBytes(16).toString("hex")}`, cluster: onCluster = clusterMode(), exactTopology, ...rest } = opts;
+  const {
+    appendonly,
+    appendfsync,
+    platformToken = `local-${randomBytes(16).toString("hex")}`,
+    cluster: onCluster = clusterMode(),
+    exactTopology,
+    ...rest
+  } = opts;
   const cluster = onCluster ? await startRedisCluster({ appendonly }) : undefined;
   const redis = cluster ? undefined : await startRedis({ appendonly, appendfsync });
   const stopRedis = () => (cluster ? cluster.stop() : redis!.stop());
@@ -52,7 +59,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
   try {
     stack = await startProcessStack({
       ...rest,
-      ...(cluster && !exactTopology ? { replicas: { ...CLUSTER_REPLICAS, ...rest.replicas }, workers: Math.max(rest.workers ?? 0, CLUSTER_WORKERS) } : {}),
+      ...(cluster && !exactTopology
+        ? { replicas: { ...CLUSTER_REPLICAS, ...rest.replicas }, workers: Math.max(rest.workers ?? 0, CLUSTER_WORKERS) }
+        : {}),
       // On a cluster REDIS_CLUSTER_NODES wins; the URL points nowhere so nothing can use it by mistake.
       redisUrl: redis?.url ?? "redis://127.0.0.1:1",
       env: {
@@ -73,7 +82,9 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
     stack,
     gatewayUrl: stack.gatewayUrl,
     platformToken,
-    platform: cluster ? new SpreadingPlatform(platformUrl, platformToken, await cluster.masters()) : new Platform(platformUrl, platformToken),
+    platform: cluster
+      ? new SpreadingPlatform(platformUrl, platformToken, await cluster.masters())
+      : new Platform(platformUrl, platformToken),
     pid: (service) => stack.processes.find((p) => p.service === service)!.child.pid!,
     async stop() {
       await stack.stop();

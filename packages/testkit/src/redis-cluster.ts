@@ -115,12 +115,29 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
       spawn(
         "redis-server",
         [
-          "--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--protected-mode", "no",
-          "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-          "--cluster-node-timeout", String(opts.nodeTimeoutMs ?? 2000),
+          "--port",
+          String(port),
+          "--bind",
+          "127.0.0.1",
+          "--dir",
+          dir,
+          "--save",
+          "",
+          "--protected-mode",
+          "no",
+          "--cluster-enabled",
+          "yes",
+          "--cluster-config-file",
+          "nodes.conf",
+          "--cluster-node-timeout",
+          String(opts.nodeTimeoutMs ?? 2000),
           // A replica may always take over, however long it was cut off (tests kill masters at will).
-          "--cluster-replica-validity-factor", "0",
-          "--appendonly", opts.appendonly ? "yes" : "no", "--appendfsync", "everysec",
+          "--cluster-replica-validity-factor",
+          "0",
+          "--appendonly",
+          opts.appendonly ? "yes" : "no",
+          "--appendfsync",
+          "everysec",
         ],
         { stdio: "ignore" },
       ),
@@ -149,10 +166,13 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
           .filter((f) => f[2]!.includes("master") && !f[2]!.includes("fail") && f.length > 8)
           .map((f) => ({
             port: Number(f[1]!.split(":")[1]!.split("@")[0]),
-            slots: f.slice(8).filter((s) => !s.startsWith("[")).map((s) => {
-              const [a, b] = s.split("-");
-              return [Number(a), Number(b ?? a)] as [number, number];
-            }),
+            slots: f
+              .slice(8)
+              .filter((s) => !s.startsWith("["))
+              .map((s) => {
+                const [a, b] = s.split("-");
+                return [Number(a), Number(b ?? a)] as [number, number];
+              }),
           }));
       }
       throw new Error("no cluster node answers");
@@ -168,7 +188,11 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
     async restart(port) {
       const node = nodes.find((n) => n.port === port)!;
       node.process = launch(port, node.dir);
-      await eventually(async () => (await cli(port, "ping").catch(() => "")).trim() === "PONG", 10_000, `node ${port} to answer`);
+      await eventually(
+        async () => (await cli(port, "ping").catch(() => "")).trim() === "PONG",
+        10_000,
+        `node ${port} to answer`,
+      );
     },
     async waitHealthy(timeoutMs = 30_000) {
       await eventually(
@@ -198,8 +222,24 @@ export async function startRedisCluster(opts: RedisClusterOptions = {}): Promise
     await stop();
   };
   try {
-    await Promise.all(nodes.map((n) => eventually(async () => (await cli(n.port, "ping").catch(() => "")).trim() === "PONG", 10_000, `node ${n.port} to start`)));
-    if (!formed) await run("redis-cli", ["--cluster", "create", ...ports.map((p) => `127.0.0.1:${p}`), "--cluster-replicas", "1", "--cluster-yes"]);
+    await Promise.all(
+      nodes.map((n) =>
+        eventually(
+          async () => (await cli(n.port, "ping").catch(() => "")).trim() === "PONG",
+          10_000,
+          `node ${n.port} to start`,
+        ),
+      ),
+    );
+    if (!formed)
+      await run("redis-cli", [
+        "--cluster",
+        "create",
+        ...ports.map((p) => `127.0.0.1:${p}`),
+        "--cluster-replicas",
+        "1",
+        "--cluster-yes",
+      ]);
     await cluster.waitHealthy();
   } catch (err) {
     await cluster.stop();
@@ -224,7 +264,8 @@ export async function assertKeysSpread(): Promise<{ bots: number[]; keys: number
     const all = [...(await keysPerMaster(cluster, "sp*")).values()];
     const total = bots.reduce((a, b) => a + b, 0);
     if (all.some((n) => n === 0)) throw new Error(`a master holds no starpost key: keys per master ${all.join(", ")}`);
-    if (bots.filter((n) => n > 0).length < Math.min(total, bots.length)) throw new Error(`bots are not spread over the masters: ${bots.join(", ")}`);
+    if (bots.filter((n) => n > 0).length < Math.min(total, bots.length))
+      throw new Error(`bots are not spread over the masters: ${bots.join(", ")}`);
     out.push({ bots, keys: all });
   }
   return out;

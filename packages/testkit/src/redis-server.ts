@@ -54,7 +54,9 @@ async function waitForPort(port: number, child: ChildProcess): Promise<void> {
  * port `replicaOf` when given. Data goes to a temp dir removed
  * at stop, or to `dir`, which is kept (and stop is a clean shutdown that writes the AOF).
  */
-export async function startRedis(opts: { appendonly?: boolean; dir?: string; appendfsync?: "always" | "everysec"; replicaOf?: number } = {}): Promise<RedisServer> {
+export async function startRedis(
+  opts: { appendonly?: boolean; dir?: string; appendfsync?: "always" | "everysec"; replicaOf?: number } = {},
+): Promise<RedisServer> {
   const port = await freePort();
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "starpost-redis-"));
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--protected-mode", "no"];

@@ -2,7 +2,14 @@ import type { FastifyInstance } from "fastify";
 import { BotCache, buildApp as buildGateway } from "@starpost/gateway";
 import { buildApp as buildInvoices } from "@starpost/invoices";
 import { buildApp as buildUpdates } from "@starpost/updates";
-import { createDeliveryQueue, createLogger, createRedis, ServiceClient, type Logger, type Redis } from "@starpost/shared";
+import {
+  createDeliveryQueue,
+  createLogger,
+  createRedis,
+  ServiceClient,
+  type Logger,
+  type Redis,
+} from "@starpost/shared";
 import { Platform } from "./bot-api.ts";
 import { clusterMode, SpreadingPlatform, startRedisCluster, type RedisCluster } from "./redis-cluster.ts";
 import { startRedis, type RedisServer } from "./redis-server.ts";
@@ -38,7 +45,13 @@ export async function startStack(opts: { logger?: Logger; redisServer?: RedisSer
   const logger = opts.logger ?? createLogger("test", process.env.TEST_LOG_LEVEL ?? "silent");
   const clients: Redis[] = [];
   const redisFor = (role: string, bullmq = false) => {
-    const c = createRedis({ url: redisServer?.url ?? "redis://127.0.0.1:1", clusterNodes: cluster?.clusterNodes, logger, role, bullmq });
+    const c = createRedis({
+      url: redisServer?.url ?? "redis://127.0.0.1:1",
+      clusterNodes: cluster?.clusterNodes,
+      logger,
+      role,
+      bullmq,
+    });
     clients.push(c);
     return c;
   };
@@ -48,13 +61,32 @@ export async function startStack(opts: { logger?: Logger; redisServer?: RedisSer
   const apps: FastifyInstance[] = [];
   const clientsOfServices: ServiceClient[] = [];
   const replica = async () => {
-    const updates = await buildUpdates({ redis: redisFor("updates"), subscriber: redisFor("updates-subscriber"), deliveryQueue: queue, logger, internalToken, allowPrivateNetworks: true });
-    const invoices = await buildInvoices({ redis: redisFor("invoices"), subscriber: redisFor("invoices-subscriber"), deliveryQueue: queue, logger, internalToken });
+    const updates = await buildUpdates({
+      redis: redisFor("updates"),
+      subscriber: redisFor("updates-subscriber"),
+      deliveryQueue: queue,
+      logger,
+      internalToken,
+      allowPrivateNetworks: true,
+    });
+    const invoices = await buildInvoices({
+      redis: redisFor("invoices"),
+      subscriber: redisFor("invoices-subscriber"),
+      deliveryQueue: queue,
+      logger,
+      internalToken,
+    });
     const updatesUrl = await updates.listen({ port: 0, host: "127.0.0.1" });
     const invoicesUrl = await invoices.listen({ port: 0, host: "127.0.0.1" });
     const services = new ServiceClient({ updates: updatesUrl, invoices: invoicesUrl }, internalToken);
     const botCache = redisServer ? new BotCache(redisServer.url, logger) : undefined;
-    const gateway = await buildGateway({ redis: redisFor("gateway"), services, logger, platformToken: TEST_PLATFORM_TOKEN, botCache });
+    const gateway = await buildGateway({
+      redis: redisFor("gateway"),
+      services,
+      logger,
+      platformToken: TEST_PLATFORM_TOKEN,
+      botCache,
+    });
     const gatewayUrl = await gateway.listen({ port: 0, host: "127.0.0.1" });
     apps.push(gateway, updates, invoices);
     clientsOfServices.push(services);
@@ -68,12 +100,15 @@ export async function startStack(opts: { logger?: Logger; redisServer?: RedisSer
     cluster,
     redis: redisFor("test"),
     ...first,
-    platform: cluster ? new SpreadingPlatform(platformUrl, TEST_PLATFORM_TOKEN, await cluster.masters()) : new Platform(platformUrl, TEST_PLATFORM_TOKEN),
+    platform: cluster
+      ? new SpreadingPlatform(platformUrl, TEST_PLATFORM_TOKEN, await cluster.masters())
+      : new Platform(platformUrl, TEST_PLATFORM_TOKEN),
     logger,
     apps,
     async close() {
       // Gateways first, so no new calls arrive while the services finish theirs.
-      for (const app of [...apps.filter((_, i) => i % 3 === 0), ...apps.filter((_, i) => i % 3 !== 0)]) await app.close();
+      for (const app of [...apps.filter((_, i) => i % 3 === 0), ...apps.filter((_, i) => i % 3 !== 0)])
+        await app.close();
       for (const services of clientsOfServices) await services.close();
       await queue.close();
       await Promise.all(clients.map((c) => c.quit().catch(() => undefined)));

@@ -38,11 +38,15 @@ export class Supervisor {
       state.tries = Date.now() - started < stableMs ? state.tries + 1 : 1;
       if (state.tries > maxTries) {
         state.gaveUp = true;
-        this.log(`${name} keeps crashing (${maxTries} restarts, each dying within ${stableMs / 1000} s): giving up on it`);
+        this.log(
+          `${name} keeps crashing (${maxTries} restarts, each dying within ${stableMs / 1000} s): giving up on it`,
+        );
         return;
       }
       const delay = Math.min(baseDelayMs * 2 ** (state.tries - 1), maxDelayMs);
-      this.log(`${name} exited (${signal ?? `code ${code}`}); restarting in ${delay} ms (try ${state.tries} of ${maxTries})`);
+      this.log(
+        `${name} exited (${signal ?? `code ${code}`}); restarting in ${delay} ms (try ${state.tries} of ${maxTries})`,
+      );
       const timer = setTimeout(() => {
         this.timers.delete(timer);
         if (this.stopped) return;

@@ -80,7 +80,12 @@ export async function startTarget(opts: LocalStackOptions = {}): Promise<Target>
       gatewayUrl: local.gatewayUrl,
       platformToken: local.platformToken,
       platform: local.platform,
-      instances: local.stack.processes.map((p) => ({ name: p.name, service: p.service, url: `http://127.0.0.1:${p.port}`, id: `process ${p.child.pid}` })),
+      instances: local.stack.processes.map((p) => ({
+        name: p.name,
+        service: p.service,
+        url: `http://127.0.0.1:${p.port}`,
+        id: `process ${p.child.pid}`,
+      })),
       receiverHost: { bind: "127.0.0.1", name: "127.0.0.1" },
       async kill(instance) {
         await stopProcess(local.stack.processes.find((p) => p.name === instance.name)!.child, "SIGKILL");
@@ -93,14 +98,22 @@ export async function startTarget(opts: LocalStackOptions = {}): Promise<Target>
   let stopping = false;
   if (opts.onLine && compose.compose) {
     // `docker compose logs` prefixes each line with the container's name: "webhook-worker-2  | {...}".
-    logs = track(spawn("sh", ["-c", `exec ${compose.compose} logs --follow --no-color --since ${new Date().toISOString()}`], { stdio: ["ignore", "pipe", "ignore"] }));
+    logs = track(
+      spawn("sh", ["-c", `exec ${compose.compose} logs --follow --no-color --since ${new Date().toISOString()}`], {
+        stdio: ["ignore", "pipe", "ignore"],
+      }),
+    );
     createInterface({ input: logs.stdout! }).on("line", (line) => {
       const bar = line.indexOf(" | ");
       if (bar > 0) opts.onLine!(line.slice(0, bar).trim(), line.slice(bar + 3));
     });
     // Logs that stopped coming would hide errors: say so as an error line of its own.
     logs.on("exit", (code) => {
-      if (!stopping) opts.onLine!("compose-logs", JSON.stringify({ level: 50, msg: `docker compose logs exited with code ${code}` }));
+      if (!stopping)
+        opts.onLine!(
+          "compose-logs",
+          JSON.stringify({ level: 50, msg: `docker compose logs exited with code ${code}` }),
+        );
     });
   }
   return {

@@ -4,10 +4,15 @@ export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
  * Polls `check` every 10 ms until it holds; throws after `timeoutMs`, naming `what` (a function is
  * called at that moment, so the message can say what was seen meanwhile).
  */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000, what: string | (() => string) = "condition"): Promise<void> {
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 10_000,
+  what: string | (() => string) = "condition",
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === "string" ? what : what()}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === "string" ? what : what()}`);
     await sleep(10);
   }
 }

@@ -12,7 +12,10 @@ export interface Received {
   doneAt?: number;
 }
 
-export type Answer = (req: Received, n: number) => { status?: number; headers?: Record<string, string>; body?: string; delayMs?: number } | undefined;
+export type Answer = (
+  req: Received,
+  n: number,
+) => { status?: number; headers?: Record<string, string>; body?: string; delayMs?: number } | undefined;
 
 export interface Receiver {
   url: string;
@@ -31,7 +34,9 @@ export interface Receiver {
  * `host` listens on another address of this host, named in the URL as the services know it
  * (containers: see Target.receiverHost).
  */
-export async function startReceiver(opts: { port?: number; tls?: { key: string; cert: string }; answer?: Answer; host?: ReceiverHost } = {}): Promise<Receiver> {
+export async function startReceiver(
+  opts: { port?: number; tls?: { key: string; cert: string }; answer?: Answer; host?: ReceiverHost } = {},
+): Promise<Receiver> {
   const received: Received[] = [];
   const sockets = new Set<import("node:net").Socket>();
   const handler = (req: import("node:http").IncomingMessage, res: ServerResponse) => {
@@ -57,7 +62,9 @@ export async function startReceiver(opts: { port?: number; tls?: { key: string; 
       else send();
     });
   };
-  const server: Server = opts.tls ? createHttps({ key: opts.tls.key, cert: opts.tls.cert }, handler) : createHttp(handler);
+  const server: Server = opts.tls
+    ? createHttps({ key: opts.tls.key, cert: opts.tls.cert }, handler)
+    : createHttp(handler);
   server.keepAliveTimeout = 60_000;
   server.on("connection", (s) => {
     sockets.add(s);
@@ -76,7 +83,8 @@ export async function startReceiver(opts: { port?: number; tls?: { key: string; 
     async waitFor(predicate, timeoutMs = 20_000) {
       const until = Date.now() + timeoutMs;
       while (!predicate(received)) {
-        if (Date.now() > until) throw new Error(`receiver: condition not met in ${timeoutMs} ms (${received.length} received)`);
+        if (Date.now() > until)
+          throw new Error(`receiver: condition not met in ${timeoutMs} ms (${received.length} received)`);
         await new Promise((r) => setTimeout(r, 10));
       }
     },

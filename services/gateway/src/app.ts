@@ -31,7 +31,11 @@ export interface GatewayDeps {
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   // Node's own header limit (16 KiB) would refuse a GET whose query string the reference accepts.
   const http = { http: { maxHeaderSize: MAX_HEADER_SIZE } } as object;
-  const app = createHttpServer(deps.logger, { bodyLimit: BODY_LIMIT, return503OnClosing: false, ...http }, forwardFailed);
+  const app = createHttpServer(
+    deps.logger,
+    { bodyLimit: BODY_LIMIT, return503OnClosing: false, ...http },
+    forwardFailed,
+  );
   const registry = deps.registry ?? new Registry("gateway");
 
   registerBodyParsers(app);

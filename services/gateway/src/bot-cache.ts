@@ -40,8 +40,16 @@ export class BotCache {
   private readonly data: Redis;
   private readonly sub: Redis;
 
-  constructor(url: string, private readonly logger: Logger) {
-    const options = { maxRetriesPerRequest: 1, enableAutoPipelining: true, autoResubscribe: false, enableOfflineQueue: false };
+  constructor(
+    url: string,
+    private readonly logger: Logger,
+  ) {
+    const options = {
+      maxRetriesPerRequest: 1,
+      enableAutoPipelining: true,
+      autoResubscribe: false,
+      enableOfflineQueue: false,
+    };
     this.data = new Redis(url, { ...options, connectionName: "starpost:gateway-bot-cache" });
     this.sub = new Redis(url, { ...options, connectionName: "starpost:gateway-bot-invalidations" });
     for (const conn of [this.data, this.sub]) {
@@ -53,7 +61,8 @@ export class BotCache {
     this.data.on("ready", () => void this.track());
     this.sub.on("messageBuffer", (_channel: Buffer, message: Buffer[] | Buffer | null) => {
       this.generation++;
-      if (!Array.isArray(message)) this.entries.clear(); // a flush: every tracked key is gone
+      if (!Array.isArray(message))
+        this.entries.clear(); // a flush: every tracked key is gone
       else for (const key of message) this.entries.delete(key.toString());
     });
   }
@@ -65,7 +74,10 @@ export class BotCache {
   }
 
   private warn(err: unknown) {
-    this.logger.warn({ err: { message: (err as Error).message } }, "bot cache: tracking not on, reading Redis per call");
+    this.logger.warn(
+      { err: { message: (err as Error).message } },
+      "bot cache: tracking not on, reading Redis per call",
+    );
   }
 
   /** The subscriber connection is (again) up: it takes the invalidations, then tracking goes on. */
@@ -103,7 +115,13 @@ export class BotCache {
     let entry = this.entries.get(key);
     if (!entry) {
       const generation = this.generation;
-      const [hash, username, firstName, faults] = await this.data.hmget(key, "token_hash", "username", "first_name", "faults");
+      const [hash, username, firstName, faults] = await this.data.hmget(
+        key,
+        "token_hash",
+        "username",
+        "first_name",
+        "faults",
+      );
       if (!hash) return { outcome: "unknown" };
       entry = { hash, token: "", username: username!, firstName: firstName!, hasFaults: faults !== null };
       if (this.tracking && this.generation === generation) {
@@ -115,7 +133,11 @@ export class BotCache {
       if (entry.hash !== hashToken(token)) return { outcome: "unknown" };
       entry.token = token;
     }
-    return { outcome: "ok", bot: { id: parsed.id, username: entry.username, first_name: entry.firstName }, hasFaults: entry.hasFaults };
+    return {
+      outcome: "ok",
+      bot: { id: parsed.id, username: entry.username, first_name: entry.firstName },
+      hasFaults: entry.hasFaults,
+    };
   }
 
   async close(): Promise<void> {

@@ -22,7 +22,12 @@ const HEADERS = {
 };
 
 export function registerConsole(app: FastifyInstance) {
-  const files = new Map(Object.entries(FILES).map(([name, type]) => [name, { type, body: readFileSync(new URL(`./console/${name}`, import.meta.url)) }]));
+  const files = new Map(
+    Object.entries(FILES).map(([name, type]) => [
+      name,
+      { type, body: readFileSync(new URL(`./console/${name}`, import.meta.url)) },
+    ]),
+  );
   app.get("/console", async (_req, reply) => reply.redirect("/console/", 302));
   app.get<{ Params: { file?: string } }>("/console/:file", async (req, reply) => {
     const file = files.get(req.params.file || "index.html");

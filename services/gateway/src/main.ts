@@ -1,18 +1,34 @@
-import { createLogger, createRedis, GatewayConfig, loadConfig, onShutdown, ServiceClient, redisTarget } from "@starpost/shared";
+import {
+  createLogger,
+  createRedis,
+  GatewayConfig,
+  loadConfig,
+  onShutdown,
+  ServiceClient,
+  redisTarget,
+} from "@starpost/shared";
 import { buildApp } from "./app.ts";
 import { BotCache } from "./bot-cache.ts";
 
 const config = loadConfig("gateway", GatewayConfig);
 const logger = createLogger("gateway", config.LOG_LEVEL);
 const redis = createRedis({ ...redisTarget(config), logger, role: "gateway" });
-const services = new ServiceClient({ invoices: config.INVOICES_URL, updates: config.UPDATES_URL }, config.INTERNAL_TOKEN, config.INTERNAL_SOCKET_DIR);
+const services = new ServiceClient(
+  { invoices: config.INVOICES_URL, updates: config.UPDATES_URL },
+  config.INTERNAL_TOKEN,
+  config.INTERNAL_SOCKET_DIR,
+);
 // On Redis Cluster every call reads the bot record (see BotCache).
 const botCache = config.REDIS_CLUSTER_NODES?.length ? undefined : new BotCache(config.REDIS_URL, logger);
 const app = await buildApp({ redis, services, logger, platformToken: config.PLATFORM_TOKEN, botCache });
 
 await app.listen({ port: config.PORT, host: config.HOST });
-onShutdown(logger, async () => {
-  await app.close();
-  await services.close();
-  await redis.quit();
-}, { redis: [redis] });
+onShutdown(
+  logger,
+  async () => {
+    await app.close();
+    await services.close();
+    await redis.quit();
+  },
+  { redis: [redis] },
+);

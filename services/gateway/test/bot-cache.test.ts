@@ -20,12 +20,16 @@ async function hmgets(): Promise<number> {
 
 /** Waits until a bot's getMe is answered without reading Redis (the cache holds its record). */
 async function cached(call: ReturnType<typeof botClient>) {
-  await eventually(async () => {
-    expect((await call("getMe")).status).toBe(200);
-    const before = await hmgets();
-    for (let i = 0; i < 3; i++) expect((await call("getMe")).status).toBe(200);
-    return (await hmgets()) === before;
-  }, 10_000, "getMe answered from the cache");
+  await eventually(
+    async () => {
+      expect((await call("getMe")).status).toBe(200);
+      const before = await hmgets();
+      for (let i = 0; i < 3; i++) expect((await call("getMe")).status).toBe(200);
+      return (await hmgets()) === before;
+    },
+    10_000,
+    "getMe answered from the cache",
+  );
 }
 
 describe("the bot cache", () => {
@@ -55,7 +59,10 @@ describe("the bot cache", () => {
     expect((await stack.platform.call("DELETE", `/bots/${b.id}`)).status).toBe(200);
     expect((await callB("getMe")).body).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
 
-    expect((await stack.platform.call("POST", `/bots/${c.id}/faults`, { method: "getMe", error_code: 429, retry_after: 3 })).status).toBe(200);
+    expect(
+      (await stack.platform.call("POST", `/bots/${c.id}/faults`, { method: "getMe", error_code: 429, retry_after: 3 }))
+        .status,
+    ).toBe(200);
     expect((await callC("getMe")).status).toBe(429);
     expect((await callC("getMe")).status).toBe(200);
   });

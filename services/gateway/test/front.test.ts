@@ -24,13 +24,21 @@ describe("the request front", () => {
       http(url, "GET", `${path}?x=1`),
       http(url, "POST", path, { body: { x: 1 } }),
       http(url, "POST", path, { body: "x=1", contentType: "application/x-www-form-urlencoded" }),
-      http(url, "POST", path, { body: multipart({ x: "1" }), contentType: `multipart/form-data; boundary=${boundary}` }),
+      http(url, "POST", path, {
+        body: multipart({ x: "1" }),
+        contentType: `multipart/form-data; boundary=${boundary}`,
+      }),
     ]);
     for (const a of answers) {
       expect(a.status).toBe(200);
       expect(a.body).toEqual(answers[0]!.body);
     }
-    expect(answers[0]!.body.result).toMatchObject({ id: bot.id, is_bot: true, username: bot.username, first_name: "Front" });
+    expect(answers[0]!.body.result).toMatchObject({
+      id: bot.id,
+      is_bot: true,
+      username: bot.username,
+      first_name: "Front",
+    });
   });
 
   it("treats method names case-insensitively", async () => {
@@ -52,7 +60,11 @@ describe("the request front", () => {
     ];
     for (const [path, status, description] of cases) {
       const r = await http(stack.gatewayUrl, "GET", path);
-      expect({ path, status: r.status, body: r.body }).toEqual({ path, status, body: { ok: false, error_code: status, description } });
+      expect({ path, status: r.status, body: r.body }).toEqual({
+        path,
+        status,
+        body: { ok: false, error_code: status, description },
+      });
     }
   });
 
@@ -60,7 +72,9 @@ describe("the request front", () => {
     const broken = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getMe`, { body: "{not json" });
     expect(broken.status).toBe(200);
     expect(broken.body.result.id).toBe(bot.id);
-    const huge = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getMe`, { body: JSON.stringify({ a: "x".repeat(1024 * 1024 + 10) }) });
+    const huge = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getMe`, {
+      body: JSON.stringify({ a: "x".repeat(1024 * 1024 + 10) }),
+    });
     expect(huge.status).toBe(413);
     expect(huge.body).toMatchObject({ ok: false, error_code: 413 });
   });
@@ -70,7 +84,11 @@ describe("the request front", () => {
     expect((await http(stack.gatewayUrl, "GET", `/bot${b.token}/getMe`)).status).toBe(200);
     const rotated = await stack.platform.call("POST", `/bots/${b.id}/token`);
     expect(rotated.status).toBe(200);
-    expect((await http(stack.gatewayUrl, "GET", `/bot${b.token}/getMe`)).body).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
+    expect((await http(stack.gatewayUrl, "GET", `/bot${b.token}/getMe`)).body).toEqual({
+      ok: false,
+      error_code: 401,
+      description: "Unauthorized",
+    });
     expect((await http(stack.gatewayUrl, "GET", `/bot${rotated.body.result.token}/getMe`)).status).toBe(200);
   });
 
@@ -90,7 +108,10 @@ describe("JSON bodies", () => {
   });
 
   it("takes a platform batch as a JSON array", async () => {
-    const r = await stack.platform.pushUpdate(bot.id, [{ message: { message_id: 1, date: 1, chat: { id: 5, type: "private" }, text: "a" } }, { message: { message_id: 2, date: 1, chat: { id: 5, type: "private" }, text: "b" } }]);
+    const r = await stack.platform.pushUpdate(bot.id, [
+      { message: { message_id: 1, date: 1, chat: { id: 5, type: "private" }, text: "a" } },
+      { message: { message_id: 2, date: 1, chat: { id: 5, type: "private" }, text: "b" } },
+    ]);
     expect(r.status).toBe(200);
     expect(r.body.result).toHaveLength(2);
     expect(r.body.result[1].update_id).toBe(r.body.result[0].update_id + 1);
@@ -102,10 +123,15 @@ describe("token rotation across gateway replicas", () => {
     const second = await startStack({ redisServer: stack.redisServer });
     try {
       const b = await stack.platform.createBot();
-      for (const url of [stack.gatewayUrl, second.gatewayUrl]) expect((await http(url, "GET", `/bot${b.token}/getMe`)).status).toBe(200);
+      for (const url of [stack.gatewayUrl, second.gatewayUrl])
+        expect((await http(url, "GET", `/bot${b.token}/getMe`)).status).toBe(200);
       const rotated = await second.platform.call("POST", `/bots/${b.id}/token`);
       for (const url of [stack.gatewayUrl, second.gatewayUrl]) {
-        expect((await http(url, "GET", `/bot${b.token}/getMe`)).body).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
+        expect((await http(url, "GET", `/bot${b.token}/getMe`)).body).toEqual({
+          ok: false,
+          error_code: 401,
+          description: "Unauthorized",
+        });
         expect((await http(url, "GET", `/bot${rotated.body.result.token}/getMe`)).status).toBe(200);
       }
     } finally {
@@ -124,9 +150,12 @@ describe("an empty Content-Type header", () => {
         let data = "";
         c.on("data", (d) => (data += d));
         c.on("end", () => resolve(data.split("\r\n\r\n")[1] ?? ""));
-        c.write(`POST /bot${bot.token}/getMe HTTP/1.1\r\nHost: x\r\nContent-Type:\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+        c.write(
+          `POST /bot${bot.token}/getMe HTTP/1.1\r\nHost: x\r\nContent-Type:\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+        );
       });
-    for (const body of ["", "x=1"]) expect(JSON.parse(await raw(body))).toMatchObject({ ok: true, result: { id: bot.id } });
+    for (const body of ["", "x=1"])
+      expect(JSON.parse(await raw(body))).toMatchObject({ ok: true, result: { id: bot.id } });
   });
 });
 

@@ -13,7 +13,17 @@ beforeAll(async () => {
 });
 afterAll(() => stack.close());
 
-const METHODS = ["getMe", "getUpdates", "sendInvoice", "setWebhook", "getWebhookInfo", "deleteWebhook", "answerPreCheckoutQuery", "refundStarPayment", "nope"];
+const METHODS = [
+  "getMe",
+  "getUpdates",
+  "sendInvoice",
+  "setWebhook",
+  "getWebhookInfo",
+  "deleteWebhook",
+  "answerPreCheckoutQuery",
+  "refundStarPayment",
+  "nope",
+];
 const CONTENT_TYPES = [
   "application/json",
   "application/x-www-form-urlencoded",
@@ -47,16 +57,47 @@ const bodyArb = fc.oneof(
   fc.json(),
   fc.string(),
   fc.uint8Array({ maxLength: 2048 }).map((b) => Buffer.from(b)),
-  fc.dictionary(fc.constantFrom("offset", "limit", "timeout", "chat_id", "title", "prices", "url", "secret_token", "allowed_updates", "ok"), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.anything(), { maxLength: 3 }))).map((d) => JSON.stringify(d)),
+  fc
+    .dictionary(
+      fc.constantFrom(
+        "offset",
+        "limit",
+        "timeout",
+        "chat_id",
+        "title",
+        "prices",
+        "url",
+        "secret_token",
+        "allowed_updates",
+        "ok",
+      ),
+      fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.anything(), { maxLength: 3 })),
+    )
+    .map((d) => JSON.stringify(d)),
   // Multipart bodies for boundary "x", whole or cut anywhere, with odd part headers.
   fc
     .tuple(
-      fc.array(fc.tuple(fc.constantFrom('form-data; name="title"', 'form-data; name="url"', "form-data", "attachment", 'form-data; name="c"; filename="f"', ""), fc.string()), { maxLength: 4 }),
+      fc.array(
+        fc.tuple(
+          fc.constantFrom(
+            'form-data; name="title"',
+            'form-data; name="url"',
+            "form-data",
+            "attachment",
+            'form-data; name="c"; filename="f"',
+            "",
+          ),
+          fc.string(),
+        ),
+        { maxLength: 4 },
+      ),
       fc.nat(),
       fc.boolean(),
     )
     .map(([parts, cut, whole]) => {
-      const text = parts.map(([d, v]) => `--x\r\n${d === "" ? "" : `Content-Disposition: ${d}`}\r\n\r\n${v}\r\n`).join("") + "--x--\r\n";
+      const text =
+        parts.map(([d, v]) => `--x\r\n${d === "" ? "" : `Content-Disposition: ${d}`}\r\n\r\n${v}\r\n`).join("") +
+        "--x--\r\n";
       return whole ? text : text.slice(0, cut % (text.length + 1));
     }),
 );
@@ -84,7 +125,8 @@ describe("malformed requests", () => {
         fc.webQueryParameters(),
         async (path, method, type, encoding, body, query) => {
           const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
-          const headers: Record<string, string> = encoding === "" ? {} : { "content-encoding": encoding === "gzip-header-only" ? "gzip" : encoding };
+          const headers: Record<string, string> =
+            encoding === "" ? {} : { "content-encoding": encoding === "gzip-header-only" ? "gzip" : encoding };
           const res = await http(stack.gatewayUrl, method, `${path}?${query}`, {
             body: method === "POST" ? (encoding === "gzip" ? gzipSync(bytes) : bytes) : undefined,
             contentType: type || null,

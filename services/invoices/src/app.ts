@@ -50,9 +50,19 @@ export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   const chatWaiters = new AnswerWaiters(deps.subscriber, keys.chatWakeChannel);
   const callbackWaiters = new AnswerWaiters(deps.subscriber, keys.callbackAnswerChannel);
   registry.gauge("starpost_payments_waiting", "Payments waiting for the bot's pre-checkout answer", () => waiters.size);
-  registry.gauge("starpost_history_reads_waiting", "Chat history reads held until the bot's next message", () => chatWaiters.size);
-  registry.gauge("starpost_presses_waiting", "Button presses waiting for the bot's callback answer", () => callbackWaiters.size);
-  const payments = registry.counter("starpost_payments_total", "Payments by final status (paid, declined, expired)", ["status"]);
+  registry.gauge(
+    "starpost_history_reads_waiting",
+    "Chat history reads held until the bot's next message",
+    () => chatWaiters.size,
+  );
+  registry.gauge(
+    "starpost_presses_waiting",
+    "Button presses waiting for the bot's callback answer",
+    () => callbackWaiters.size,
+  );
+  const payments = registry.counter("starpost_payments_total", "Payments by final status (paid, declined, expired)", [
+    "status",
+  ]);
 
   const domain: InvoiceDomain = {
     redis: deps.redis,

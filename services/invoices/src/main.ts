@@ -1,4 +1,14 @@
-import { createDeliveryQueue, createLogger, createRedis, listenInternalSocket, InvoicesConfig, loadConfig, onShutdown, redisTarget, replicaWait } from "@starpost/shared";
+import {
+  createDeliveryQueue,
+  createLogger,
+  createRedis,
+  listenInternalSocket,
+  InvoicesConfig,
+  loadConfig,
+  onShutdown,
+  redisTarget,
+  replicaWait,
+} from "@starpost/shared";
 import { buildApp } from "./app.ts";
 
 const config = loadConfig("invoices", InvoicesConfig);
@@ -7,15 +17,26 @@ const redis = createRedis({ ...redisTarget(config), logger, role: "invoices" });
 const subscriber = createRedis({ ...redisTarget(config), logger, role: "invoices-subscriber" });
 const queueConnection = createRedis({ ...redisTarget(config), logger, role: "invoices-queue", bullmq: true });
 const deliveryQueue = createDeliveryQueue(queueConnection);
-const app = await buildApp({ redis, subscriber, deliveryQueue, logger, internalToken: config.INTERNAL_TOKEN, replicaWait: replicaWait(config) });
+const app = await buildApp({
+  redis,
+  subscriber,
+  deliveryQueue,
+  logger,
+  internalToken: config.INTERNAL_TOKEN,
+  replicaWait: replicaWait(config),
+});
 
 // The socket first: the TCP port answering /readyz is what says the service is up.
 await listenInternalSocket(app, config.INTERNAL_SOCKET_DIR, "invoices");
 await app.listen({ port: config.INVOICES_PORT, host: config.HOST });
-onShutdown(logger, async () => {
-  // Closing the app first lets waiting payments answer (their waits end at once) before Redis goes.
-  await app.close();
-  await deliveryQueue.close();
-  await redis.quit();
-  await subscriber.quit();
-}, { redis: [redis, subscriber, queueConnection] });
+onShutdown(
+  logger,
+  async () => {
+    // Closing the app first lets waiting payments answer (their waits end at once) before Redis goes.
+    await app.close();
+    await deliveryQueue.close();
+    await redis.quit();
+    await subscriber.quit();
+  },
+  { redis: [redis, subscriber, queueConnection] },
+);

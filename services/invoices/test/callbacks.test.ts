@@ -11,9 +11,18 @@ describe("answerCallbackQuery", () => {
   it("acknowledges a button press in every encoding, the optional fields read and ignored", async () => {
     const bot = await stack.platform.createBot();
     const call = botClient(stack.gatewayUrl, bot.token);
-    const json = await call("answerCallbackQuery", { callback_query_id: "4382bfdwdsb323b2d9", text: "Done", show_alert: true, cache_time: 5 });
+    const json = await call("answerCallbackQuery", {
+      callback_query_id: "4382bfdwdsb323b2d9",
+      text: "Done",
+      show_alert: true,
+      cache_time: 5,
+    });
     expect(json).toMatchObject({ status: 200, body: { ok: true, result: true } });
-    const query = await http(stack.gatewayUrl, "GET", `/bot${bot.token}/answercallbackquery?callback_query_id=17&cache_time=-3&show_alert=1`);
+    const query = await http(
+      stack.gatewayUrl,
+      "GET",
+      `/bot${bot.token}/answercallbackquery?callback_query_id=17&cache_time=-3&show_alert=1`,
+    );
     expect(query).toMatchObject({ status: 200, body: { ok: true, result: true } });
     const form = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/answerCallbackQuery`, {
       body: "callback_query_id=9&url=https%3A%2F%2Ft.me%2Fx_bot%3Fstart%3Dq",

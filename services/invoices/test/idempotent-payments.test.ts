@@ -15,9 +15,23 @@ async function shop(chatId: number) {
   await stack.platform.putChat(bot.id, { id: chatId, type: "private", first_name: "Ann" });
   const call = botClient(stack.gatewayUrl, bot.token);
   const invoice = async (amount: number) =>
-    (await call("sendInvoice", { chat_id: chatId, title: "T", description: "D", payload: `p${amount}`, currency: "XTR", prices: [{ label: "x", amount }] })).body.result.message_id as number;
+    (
+      await call("sendInvoice", {
+        chat_id: chatId,
+        title: "T",
+        description: "D",
+        payload: `p${amount}`,
+        currency: "XTR",
+        prices: [{ label: "x", amount }],
+      })
+    ).body.result.message_id as number;
   const pay = (messageId: number, key?: string) =>
-    stack.platform.call("POST", `/bots/${bot.id}/payments`, { chat_id: chatId, message_id: messageId, user: { id: chatId, first_name: "Ann" }, idempotency_key: key });
+    stack.platform.call("POST", `/bots/${bot.id}/payments`, {
+      chat_id: chatId,
+      message_id: messageId,
+      user: { id: chatId, first_name: "Ann" },
+      idempotency_key: key,
+    });
   const queries = async () => (await allUpdates(stack, bot.id)).filter((u) => u.pre_checkout_query);
   return { bot, call, invoice, pay, queries };
 }
@@ -28,8 +42,14 @@ it("repeats while waiting and after the answer get the first outcome; one query,
   const first = s.pay(msg, "k-1");
   const q = await waitForUpdate(stack, s.bot.id, (u) => u.pre_checkout_query);
   const whileWaiting = s.pay(msg, "k-1");
-  await eventually(async () => (await metric(stack.invoicesUrl, "starpost_payments_waiting")) === 2, 10_000, "the repeat waiting too");
-  expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true })).body.result).toBe(true);
+  await eventually(
+    async () => (await metric(stack.invoicesUrl, "starpost_payments_waiting")) === 2,
+    10_000,
+    "the repeat waiting too",
+  );
+  expect(
+    (await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true })).body.result,
+  ).toBe(true);
   const outcome = (await first).body.result;
   expect(outcome).toMatchObject({ status: "paid" });
   expect((await whileWaiting).body.result).toEqual(outcome);
@@ -46,14 +66,26 @@ it("a declined payment repeats as declined; a new key pays anew; a key reused fo
   const msg = await s.invoice(4);
   const first = s.pay(msg, "k-2");
   const q = await waitForUpdate(stack, s.bot.id, (u) => u.pre_checkout_query);
-  await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: false, error_message: "Sold out" });
+  await s.call("answerPreCheckoutQuery", {
+    pre_checkout_query_id: q.pre_checkout_query.id,
+    ok: false,
+    error_message: "Sold out",
+  });
   expect((await first).body.result).toEqual({ status: "declined", error_message: "Sold out" });
   expect((await s.pay(msg, "k-2")).body.result).toEqual({ status: "declined", error_message: "Sold out" });
 
   const other = await s.invoice(5);
-  expect((await s.pay(other, "k-2")).body).toEqual({ ok: false, error_code: 400, description: "Bad Request: idempotency_key was already used for another payment" });
+  expect((await s.pay(other, "k-2")).body).toEqual({
+    ok: false,
+    error_code: 400,
+    description: "Bad Request: idempotency_key was already used for another payment",
+  });
   const again = s.pay(msg, "k-3");
-  await waitForUpdate(stack, s.bot.id, (u) => u.pre_checkout_query && u.pre_checkout_query.id !== q.pre_checkout_query.id);
+  await waitForUpdate(
+    stack,
+    s.bot.id,
+    (u) => u.pre_checkout_query && u.pre_checkout_query.id !== q.pre_checkout_query.id,
+  );
   expect(await s.queries()).toHaveLength(2);
   const q2 = (await s.queries())[1].pre_checkout_query;
   await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q2.id, ok: true });

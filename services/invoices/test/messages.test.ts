@@ -14,19 +14,49 @@ async function botWithChat(chatId = 501) {
   return { bot, call: botClient(stack.gatewayUrl, bot.token), chatId };
 }
 
-const bad = (description: string) => ({ status: 400, body: { ok: false, error_code: 400, description: `Bad Request: ${description}` } });
-const history = async (botId: number, chatId: number, query = "") => (await stack.platform.call("GET", `/bots/${botId}/chats/${chatId}/messages${query}`)).body;
+const bad = (description: string) => ({
+  status: 400,
+  body: { ok: false, error_code: 400, description: `Bad Request: ${description}` },
+});
+const history = async (botId: number, chatId: number, query = "") =>
+  (await stack.platform.call("GET", `/bots/${botId}/chats/${chatId}/messages${query}`)).body;
 
 describe("sendMessage", () => {
   it("sends a text with an inline keyboard; the Message has the official keys in order and takes the chat's next id", async () => {
     const { bot, call, chatId } = await botWithChat();
     const keyboard = { inline_keyboard: [[{ text: "Buy", callback_data: "buy" }]] };
-    const sent = await call("sendMessage", { chat_id: chatId, text: "Hello", reply_markup: keyboard, protect_content: true });
+    const sent = await call("sendMessage", {
+      chat_id: chatId,
+      text: "Hello",
+      reply_markup: keyboard,
+      protect_content: true,
+    });
     expect(sent.status).toBe(200);
     const m = sent.body.result;
-    expect(Object.keys(m)).toEqual(["message_id", "from", "chat", "date", "text", "reply_markup", "has_protected_content"]);
-    expect(m).toMatchObject({ message_id: 1, from: { id: bot.id, is_bot: true, username: bot.username }, chat: { id: chatId, type: "private" }, text: "Hello", reply_markup: keyboard });
-    const invoice = await call("sendInvoice", { chat_id: chatId, title: "T", description: "D", payload: "p", currency: "XTR", prices: [{ label: "x", amount: 5 }] });
+    expect(Object.keys(m)).toEqual([
+      "message_id",
+      "from",
+      "chat",
+      "date",
+      "text",
+      "reply_markup",
+      "has_protected_content",
+    ]);
+    expect(m).toMatchObject({
+      message_id: 1,
+      from: { id: bot.id, is_bot: true, username: bot.username },
+      chat: { id: chatId, type: "private" },
+      text: "Hello",
+      reply_markup: keyboard,
+    });
+    const invoice = await call("sendInvoice", {
+      chat_id: chatId,
+      title: "T",
+      description: "D",
+      payload: "p",
+      currency: "XTR",
+      prices: [{ label: "x", amount: 5 }],
+    });
     expect(invoice.body.result.message_id).toBe(2);
     const again = await call("sendMessage", { chat_id: chatId, text: "Again" });
     expect(again.body.result.message_id).toBe(3);
@@ -35,7 +65,11 @@ describe("sendMessage", () => {
 
   it("turns parse_mode into entities and answers malformed markup with td's texts", async () => {
     const { call, chatId } = await botWithChat();
-    const html = await call("sendMessage", { chat_id: chatId, text: '<b>bold</b> <a href="example.com">link</a>', parse_mode: "HTML" });
+    const html = await call("sendMessage", {
+      chat_id: chatId,
+      text: '<b>bold</b> <a href="example.com">link</a>',
+      parse_mode: "HTML",
+    });
     expect(html.body.result).toMatchObject({
       text: "bold link",
       entities: [
@@ -43,8 +77,19 @@ describe("sendMessage", () => {
         { type: "text_link", offset: 5, length: 4, url: "http://example.com/" },
       ],
     });
-    const v2 = await call("sendMessage", { chat_id: chatId, text: "*b* _i_ __u__ ~s~ ||sp|| `c`", parse_mode: "MarkdownV2" });
-    expect(v2.body.result.entities.map((e: { type: string }) => e.type)).toEqual(["bold", "italic", "underline", "strikethrough", "spoiler", "code"]);
+    const v2 = await call("sendMessage", {
+      chat_id: chatId,
+      text: "*b* _i_ __u__ ~s~ ||sp|| `c`",
+      parse_mode: "MarkdownV2",
+    });
+    expect(v2.body.result.entities.map((e: { type: string }) => e.type)).toEqual([
+      "bold",
+      "italic",
+      "underline",
+      "strikethrough",
+      "spoiler",
+      "code",
+    ]);
     expect(await call("sendMessage", { chat_id: chatId, text: "Version 1.0", parse_mode: "MarkdownV2" })).toMatchObject(
       bad("can't parse entities: Character '.' is reserved and must be escaped with the preceding '\\'"),
     );
@@ -54,7 +99,12 @@ describe("sendMessage", () => {
     expect(await call("sendMessage", { chat_id: chatId, text: "*open", parse_mode: "Markdown" })).toMatchObject(
       bad("can't parse entities: Can't find end of the entity starting at byte offset 0"),
     );
-    const explicit = await call("sendMessage", { chat_id: chatId, text: "x y", entities: [{ type: "italic", offset: 2, length: 1 }], parse_mode: "HTML" });
+    const explicit = await call("sendMessage", {
+      chat_id: chatId,
+      text: "x y",
+      entities: [{ type: "italic", offset: 2, length: 1 }],
+      parse_mode: "HTML",
+    });
     expect(explicit.body.result.entities).toEqual([{ type: "italic", offset: 2, length: 1 }]);
   });
 
@@ -62,12 +112,20 @@ describe("sendMessage", () => {
     const { bot, call, chatId } = await botWithChat();
     await stack.platform.putChat(bot.id, { id: -100, type: "group", title: "G" });
     expect(await call("sendMessage", { chat_id: chatId })).toMatchObject(bad("message text is empty"));
-    expect(await call("sendMessage", { chat_id: chatId, text: "<b></b>", parse_mode: "HTML" })).toMatchObject(bad("message text is empty"));
-    expect(await call("sendMessage", { chat_id: chatId, text: "x".repeat(4097) })).toMatchObject(bad("message is too long"));
+    expect(await call("sendMessage", { chat_id: chatId, text: "<b></b>", parse_mode: "HTML" })).toMatchObject(
+      bad("message text is empty"),
+    );
+    expect(await call("sendMessage", { chat_id: chatId, text: "x".repeat(4097) })).toMatchObject(
+      bad("message is too long"),
+    );
     expect((await call("sendMessage", { chat_id: chatId, text: "😀".repeat(4096) })).status).toBe(200);
     expect(await call("sendMessage", { chat_id: 999, text: "hi" })).toMatchObject(bad("chat not found"));
-    expect(await call("sendMessage", { chat_id: -100, text: "hi" })).toMatchObject(bad("messages can be sent only to private chats and channels"));
-    expect(await call("sendMessage", { chat_id: chatId, text: "hi", parse_mode: "BBCode" })).toMatchObject(bad("unsupported parse_mode"));
+    expect(await call("sendMessage", { chat_id: -100, text: "hi" })).toMatchObject(
+      bad("messages can be sent only to private chats and channels"),
+    );
+    expect(await call("sendMessage", { chat_id: chatId, text: "hi", parse_mode: "BBCode" })).toMatchObject(
+      bad("unsupported parse_mode"),
+    );
     expect((await history(bot.id, chatId)).result.messages).toHaveLength(1);
   });
 });
@@ -77,29 +135,75 @@ describe("editMessageText, editMessageReplyMarkup, deleteMessage", () => {
     const { bot, call, chatId } = await botWithChat();
     const keyboard = { inline_keyboard: [[{ text: "Buy", callback_data: "buy" }]] };
     const sent = (await call("sendMessage", { chat_id: chatId, text: "Pick", reply_markup: keyboard })).body.result;
-    const edited = await call("editMessageText", { chat_id: chatId, message_id: sent.message_id, text: "<i>Picked</i>", parse_mode: "HTML" });
-    expect(Object.keys(edited.body.result)).toEqual(["message_id", "from", "chat", "date", "edit_date", "text", "entities"]);
+    const edited = await call("editMessageText", {
+      chat_id: chatId,
+      message_id: sent.message_id,
+      text: "<i>Picked</i>",
+      parse_mode: "HTML",
+    });
+    expect(Object.keys(edited.body.result)).toEqual([
+      "message_id",
+      "from",
+      "chat",
+      "date",
+      "edit_date",
+      "text",
+      "entities",
+    ]);
     expect(edited.body.result).toMatchObject({ text: "Picked", entities: [{ type: "italic", offset: 0, length: 6 }] });
-    const notModified = "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message";
-    expect(await call("editMessageText", { chat_id: chatId, message_id: sent.message_id, text: "<i>Picked</i>", parse_mode: "HTML" })).toMatchObject(bad(notModified));
-    const marked = await call("editMessageReplyMarkup", { chat_id: chatId, message_id: sent.message_id, reply_markup: keyboard });
+    const notModified =
+      "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message";
+    expect(
+      await call("editMessageText", {
+        chat_id: chatId,
+        message_id: sent.message_id,
+        text: "<i>Picked</i>",
+        parse_mode: "HTML",
+      }),
+    ).toMatchObject(bad(notModified));
+    const marked = await call("editMessageReplyMarkup", {
+      chat_id: chatId,
+      message_id: sent.message_id,
+      reply_markup: keyboard,
+    });
     expect(marked.body.result.reply_markup).toEqual(keyboard);
-    expect(await call("editMessageReplyMarkup", { chat_id: chatId, message_id: sent.message_id, reply_markup: keyboard })).toMatchObject(bad(notModified));
-    expect(await call("editMessageText", { chat_id: chatId, message_id: 77, text: "x" })).toMatchObject(bad("message to edit not found"));
+    expect(
+      await call("editMessageReplyMarkup", { chat_id: chatId, message_id: sent.message_id, reply_markup: keyboard }),
+    ).toMatchObject(bad(notModified));
+    expect(await call("editMessageText", { chat_id: chatId, message_id: 77, text: "x" })).toMatchObject(
+      bad("message to edit not found"),
+    );
 
     const shown = (await history(bot.id, chatId)).result.messages;
     expect(shown).toEqual([marked.body.result]);
-    expect(await call("deleteMessage", { chat_id: chatId, message_id: sent.message_id })).toMatchObject({ status: 200, body: { ok: true, result: true } });
-    expect(await call("deleteMessage", { chat_id: chatId, message_id: sent.message_id })).toMatchObject(bad("message to delete not found"));
+    expect(await call("deleteMessage", { chat_id: chatId, message_id: sent.message_id })).toMatchObject({
+      status: 200,
+      body: { ok: true, result: true },
+    });
+    expect(await call("deleteMessage", { chat_id: chatId, message_id: sent.message_id })).toMatchObject(
+      bad("message to delete not found"),
+    );
     expect((await history(bot.id, chatId)).result.messages).toEqual([]);
   });
 
   it("cannot edit the user's message or a message without text", async () => {
     const { bot, call, chatId } = await botWithChat();
-    const user = (await stack.platform.call("POST", `/bots/${bot.id}/chats/${chatId}/messages`, { text: "hi" })).body.result.message;
-    expect(await call("editMessageText", { chat_id: chatId, message_id: user.message_id, text: "x" })).toMatchObject(bad("message can't be edited"));
-    const invoice = await call("sendInvoice", { chat_id: chatId, title: "T", description: "D", payload: "p", currency: "XTR", prices: [{ label: "x", amount: 5 }] });
-    expect(await call("editMessageText", { chat_id: chatId, message_id: invoice.body.result.message_id, text: "x" })).toMatchObject(bad("there is no text in the message to edit"));
+    const user = (await stack.platform.call("POST", `/bots/${bot.id}/chats/${chatId}/messages`, { text: "hi" })).body
+      .result.message;
+    expect(await call("editMessageText", { chat_id: chatId, message_id: user.message_id, text: "x" })).toMatchObject(
+      bad("message can't be edited"),
+    );
+    const invoice = await call("sendInvoice", {
+      chat_id: chatId,
+      title: "T",
+      description: "D",
+      payload: "p",
+      currency: "XTR",
+      prices: [{ label: "x", amount: 5 }],
+    });
+    expect(
+      await call("editMessageText", { chat_id: chatId, message_id: invoice.body.result.message_id, text: "x" }),
+    ).toMatchObject(bad("there is no text in the message to edit"));
   });
 });
 
@@ -107,7 +211,10 @@ describe("the user's side of a chat (platform API)", () => {
   it("a /command gets its bot_command entity; an unknown positive chat becomes the private chat of from", async () => {
     const bot = await stack.platform.createBot();
     const from = { id: 4242, first_name: "Bea", username: "bea" };
-    const res = await stack.platform.call("POST", `/bots/${bot.id}/chats/4242/messages`, { text: `/start@${bot.username} now`, from });
+    const res = await stack.platform.call("POST", `/bots/${bot.id}/chats/4242/messages`, {
+      text: `/start@${bot.username} now`,
+      from,
+    });
     expect(res.status).toBe(200);
     const { update_id, message } = res.body.result;
     expect(message).toMatchObject({
@@ -119,33 +226,69 @@ describe("the user's side of a chat (platform API)", () => {
     });
     const entries = await readEntries(stack.redis, String(bot.id), 0, 10);
     expect(entries.map((e) => JSON.parse(e.json))).toEqual([{ update_id, message }]);
-    const sent = await botClient(stack.gatewayUrl, bot.token)("sendMessage", { chat_id: 4242, text: "welcome", reply_parameters: { message_id: 1 } });
+    const sent = await botClient(stack.gatewayUrl, bot.token)("sendMessage", {
+      chat_id: 4242,
+      text: "welcome",
+      reply_parameters: { message_id: 1 },
+    });
     expect(sent.body.result).toMatchObject({ message_id: 2, reply_to_message: message, text: "welcome" });
   });
 
   it("names what is wrong: unknown chat, message, button; not the bot's message", async () => {
     const { bot, call, chatId } = await botWithChat();
-    const sent = (await call("sendMessage", { chat_id: chatId, text: "Pick", reply_markup: { inline_keyboard: [[{ text: "A", callback_data: "a" }]] } })).body.result;
-    const user = (await stack.platform.call("POST", `/bots/${bot.id}/chats/${chatId}/messages`, { text: "hi" })).body.result.message;
-    const press = (chat: number, body: unknown) => stack.platform.call("POST", `/bots/${bot.id}/chats/${chat}/callback_queries`, body);
+    const sent = (
+      await call("sendMessage", {
+        chat_id: chatId,
+        text: "Pick",
+        reply_markup: { inline_keyboard: [[{ text: "A", callback_data: "a" }]] },
+      })
+    ).body.result;
+    const user = (await stack.platform.call("POST", `/bots/${bot.id}/chats/${chatId}/messages`, { text: "hi" })).body
+      .result.message;
+    const press = (chat: number, body: unknown) =>
+      stack.platform.call("POST", `/bots/${bot.id}/chats/${chat}/callback_queries`, body);
     expect(await press(-5, { message_id: 1, data: "a" })).toMatchObject(bad("chat -5 is not known to this bot"));
-    expect(await stack.platform.call("POST", `/bots/${bot.id}/chats/-5/messages`, { text: "x" })).toMatchObject(bad("chat -5 is not known to this bot"));
-    expect(await stack.platform.call("GET", `/bots/${bot.id}/chats/-5/messages`)).toMatchObject(bad("chat -5 is not known to this bot"));
-    expect(await stack.platform.call("GET", `/bots/${bot.id}/chats/${chatId}/messages?wait_ms=90000`)).toMatchObject(bad("wait_ms must be an integer 0-30000"));
-    expect(await stack.platform.call("POST", `/bots/${bot.id}/chats/${chatId}/messages`, { text: "" })).toMatchObject(bad("text must be a string of 1-4096 characters"));
-    expect(await stack.platform.call("POST", `/bots/999999/chats/${chatId}/messages`, { text: "x" })).toMatchObject({ status: 404 });
+    expect(await stack.platform.call("POST", `/bots/${bot.id}/chats/-5/messages`, { text: "x" })).toMatchObject(
+      bad("chat -5 is not known to this bot"),
+    );
+    expect(await stack.platform.call("GET", `/bots/${bot.id}/chats/-5/messages`)).toMatchObject(
+      bad("chat -5 is not known to this bot"),
+    );
+    expect(await stack.platform.call("GET", `/bots/${bot.id}/chats/${chatId}/messages?wait_ms=90000`)).toMatchObject(
+      bad("wait_ms must be an integer 0-30000"),
+    );
+    expect(await stack.platform.call("POST", `/bots/${bot.id}/chats/${chatId}/messages`, { text: "" })).toMatchObject(
+      bad("text must be a string of 1-4096 characters"),
+    );
+    expect(await stack.platform.call("POST", `/bots/999999/chats/${chatId}/messages`, { text: "x" })).toMatchObject({
+      status: 404,
+    });
     expect(await press(chatId, { message_id: 99, data: "a" })).toMatchObject(bad("message 99 is not in this chat"));
-    expect(await press(chatId, { message_id: user.message_id, data: "a" })).toMatchObject(bad(`message ${user.message_id} was not sent by the bot`));
-    expect(await press(chatId, { message_id: sent.message_id, data: "b" })).toMatchObject(bad('message has no button with callback_data "b"'));
+    expect(await press(chatId, { message_id: user.message_id, data: "a" })).toMatchObject(
+      bad(`message ${user.message_id} was not sent by the bot`),
+    );
+    expect(await press(chatId, { message_id: sent.message_id, data: "b" })).toMatchObject(
+      bad('message has no button with callback_data "b"'),
+    );
     expect(await readEntries(stack.redis, String(bot.id), 0, 10)).toHaveLength(1);
   });
 
   it("a press waits for the bot's answerCallbackQuery", async () => {
     const { bot, call, chatId } = await botWithChat();
-    const sent = (await call("sendMessage", { chat_id: chatId, text: "Pick", reply_markup: { inline_keyboard: [[{ text: "A", callback_data: "a" }]] } })).body.result;
-    const pressing = stack.platform.call("POST", `/bots/${bot.id}/chats/${chatId}/callback_queries`, { message_id: sent.message_id, data: "a", wait_answer_ms: 10_000 });
+    const sent = (
+      await call("sendMessage", {
+        chat_id: chatId,
+        text: "Pick",
+        reply_markup: { inline_keyboard: [[{ text: "A", callback_data: "a" }]] },
+      })
+    ).body.result;
+    const pressing = stack.platform.call("POST", `/bots/${bot.id}/chats/${chatId}/callback_queries`, {
+      message_id: sent.message_id,
+      data: "a",
+      wait_answer_ms: 10_000,
+    });
     let query: any;
-    for (let offset = 0; !query; ) {
+    for (let offset = 0; !query;) {
       const got = (await call("getUpdates", { offset, timeout: 5 })).body.result;
       query = got.find((u: any) => u.callback_query)?.callback_query;
       if (got.length) offset = got.at(-1).update_id + 1;
@@ -153,12 +296,16 @@ describe("the user's side of a chat (platform API)", () => {
     expect(query).toMatchObject({ from: { id: chatId }, message: sent, data: "a" });
     await call("answerCallbackQuery", { callback_query_id: query.id, text: "Done", show_alert: true });
     const res = await pressing;
-    expect(res.body.result).toMatchObject({ callback_query_id: query.id, answer: { text: "Done", show_alert: true, url: "" } });
+    expect(res.body.result).toMatchObject({
+      callback_query_id: query.id,
+      answer: { text: "Done", show_alert: true, url: "" },
+    });
   });
 
   it("a history read with wait_ms is held until the bot's next message", async () => {
     const { bot, call, chatId } = await botWithChat();
-    const user = (await stack.platform.call("POST", `/bots/${bot.id}/chats/${chatId}/messages`, { text: "hi" })).body.result.message;
+    const user = (await stack.platform.call("POST", `/bots/${bot.id}/chats/${chatId}/messages`, { text: "hi" })).body
+      .result.message;
     const reading = history(bot.id, chatId, `?after_message_id=${user.message_id}&wait_ms=10000`);
     // The read registers before it looks: the message may come at any time after the call starts.
     const sent = (await call("sendMessage", { chat_id: chatId, text: "hello back" })).body.result;

@@ -22,7 +22,13 @@ beforeAll(async () => {
     return c;
   };
   const deliveryQueue = createDeliveryQueue(connect("replica-queue", true));
-  replica = await buildApp({ redis: connect("replica"), subscriber: connect("replica-subscriber"), deliveryQueue, logger: stack.logger, internalToken: INTERNAL_TOKEN });
+  replica = await buildApp({
+    redis: connect("replica"),
+    subscriber: connect("replica-subscriber"),
+    deliveryQueue,
+    logger: stack.logger,
+    internalToken: INTERNAL_TOKEN,
+  });
   replicaUrl = await replica.listen({ port: 0, host: "127.0.0.1" });
   closeQueue = () => deliveryQueue.close();
 });
@@ -39,12 +45,23 @@ it("a payment waiting on one replica is woken by an answer on another, at once",
   const bot = await stack.platform.createBot();
   await stack.platform.putChat(bot.id, { id: 601, type: "private", first_name: "Cy" });
   const call = botClient(stack.gatewayUrl, bot.token);
-  const send = await call("sendInvoice", { chat_id: 601, title: "T", description: "D", payload: "p", currency: "XTR", prices: [{ label: "x", amount: 9 }] });
+  const send = await call("sendInvoice", {
+    chat_id: 601,
+    title: "T",
+    description: "D",
+    payload: "p",
+    currency: "XTR",
+    prices: [{ label: "x", amount: 9 }],
+  });
   const user = { id: 601, first_name: "Cy" };
 
   // Waiting on the stack's replica (through the gateway), answered on the second replica.
   let started = Date.now();
-  const paying = stack.platform.call("POST", `/bots/${bot.id}/payments`, { chat_id: 601, message_id: send.body.result.message_id, user });
+  const paying = stack.platform.call("POST", `/bots/${bot.id}/payments`, {
+    chat_id: 601,
+    message_id: send.body.result.message_id,
+    user,
+  });
   const q1 = await waitForUpdate(stack, bot.id, (u) => u.pre_checkout_query);
   const answer = await http(replicaUrl, "POST", "/internal/call/answerPreCheckoutQuery", {
     body: { botId: String(bot.id), params: { pre_checkout_query_id: q1.pre_checkout_query.id, ok: true } },
@@ -61,8 +78,20 @@ it("a payment waiting on one replica is woken by an answer on another, at once",
     body: { chat_id: 601, message_id: send.body.result.message_id, user },
     headers: internal,
   });
-  const q2 = await waitForUpdate(stack, bot.id, (u) => u.pre_checkout_query && u.pre_checkout_query.id !== q1.pre_checkout_query.id);
-  expect((await call("answerPreCheckoutQuery", { pre_checkout_query_id: q2.pre_checkout_query.id, ok: false, error_message: "later" })).body.result).toBe(true);
+  const q2 = await waitForUpdate(
+    stack,
+    bot.id,
+    (u) => u.pre_checkout_query && u.pre_checkout_query.id !== q1.pre_checkout_query.id,
+  );
+  expect(
+    (
+      await call("answerPreCheckoutQuery", {
+        pre_checkout_query_id: q2.pre_checkout_query.id,
+        ok: false,
+        error_message: "later",
+      })
+    ).body.result,
+  ).toBe(true);
   expect((await paying2).body).toEqual({ ok: true, result: { status: "declined", error_message: "later" } });
   expect(Date.now() - started).toBeLessThan(5_000);
   expect((await call("getMyStarBalance")).body.result).toEqual({ amount: 9 });
@@ -80,9 +109,21 @@ it("a history read and a button press held on one replica are woken by the bot's
 
   // The read is held by the second replica; the bot's message lands on the stack's.
   const started = Date.now();
-  const reading = http(replicaUrl, "GET", `/internal/platform/bots/${bot.id}/chats/602/messages?wait_ms=20000`, { headers: internal });
-  await eventually(async () => (await metric(replicaUrl, "starpost_history_reads_waiting")) === 1, 10_000, "the read to be held");
-  const sent = (await call("sendMessage", { chat_id: 602, text: "Pick", reply_markup: { inline_keyboard: [[{ text: "A", callback_data: "a" }]] } })).body.result;
+  const reading = http(replicaUrl, "GET", `/internal/platform/bots/${bot.id}/chats/602/messages?wait_ms=20000`, {
+    headers: internal,
+  });
+  await eventually(
+    async () => (await metric(replicaUrl, "starpost_history_reads_waiting")) === 1,
+    10_000,
+    "the read to be held",
+  );
+  const sent = (
+    await call("sendMessage", {
+      chat_id: 602,
+      text: "Pick",
+      reply_markup: { inline_keyboard: [[{ text: "A", callback_data: "a" }]] },
+    })
+  ).body.result;
   expect((await reading).body.result.messages).toEqual([sent]);
 
   // The press waits on the second replica; the answer goes through the gateway to the stack's.

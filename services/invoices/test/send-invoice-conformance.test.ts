@@ -56,50 +56,146 @@ const CASES: [string, Params, number, string][] = [
   ["no prices", without("prices"), ...bad("can't parse prices JSON object")],
   ["prices not JSON", { ...valid, prices: "[{label" }, ...bad("can't parse prices JSON object")],
   ["prices an object", { ...valid, prices: { label: "x", amount: 1 } }, ...bad("expected an Array of labeled prices")],
-  ["price not an object", { ...valid, prices: [5] }, ...bad("can't parse labeled price: LabeledPrice must be an Object")],
-  ["price without label", { ...valid, prices: [{ amount: 5 }] }, ...bad('can\'t parse labeled price: Can\'t find field "label"')],
-  ["price with empty label", { ...valid, prices: [{ label: "", amount: 5 }] }, ...bad("can't parse labeled price: LabeledPrice label must be non-empty")],
-  ["price without amount", { ...valid, prices: [{ label: "x" }] }, ...bad('can\'t parse labeled price: Can\'t find field "amount"')],
-  ["price with a fractional amount", { ...valid, prices: [{ label: "x", amount: 1.5 }] }, ...bad('can\'t parse labeled price: Field "amount" must be a valid Number')],
+  [
+    "price not an object",
+    { ...valid, prices: [5] },
+    ...bad("can't parse labeled price: LabeledPrice must be an Object"),
+  ],
+  [
+    "price without label",
+    { ...valid, prices: [{ amount: 5 }] },
+    ...bad("can't parse labeled price: Can't find field \"label\""),
+  ],
+  [
+    "price with empty label",
+    { ...valid, prices: [{ label: "", amount: 5 }] },
+    ...bad("can't parse labeled price: LabeledPrice label must be non-empty"),
+  ],
+  [
+    "price without amount",
+    { ...valid, prices: [{ label: "x" }] },
+    ...bad("can't parse labeled price: Can't find field \"amount\""),
+  ],
+  [
+    "price with a fractional amount",
+    { ...valid, prices: [{ label: "x", amount: 1.5 }] },
+    ...bad('can\'t parse labeled price: Field "amount" must be a valid Number'),
+  ],
   ["0 prices", { ...valid, prices: [] }, ...bad("there must be at least one price")],
-  ["prices are checked before the limits", { ...valid, title: "x".repeat(40), prices: [] }, ...bad("there must be at least one price")],
+  [
+    "prices are checked before the limits",
+    { ...valid, title: "x".repeat(40), prices: [] },
+    ...bad("there must be at least one price"),
+  ],
   // Limits
   ["title of 33 characters", { ...valid, title: "t".repeat(33) }, ...bad("INVOICE_TITLE_INVALID")],
   ["title of 33 multi-byte characters", { ...valid, title: "€".repeat(33) }, ...bad("INVOICE_TITLE_INVALID")],
   ["description of 256 characters", { ...valid, description: "d".repeat(256) }, ...bad("INVOICE_DESCRIPTION_INVALID")],
   ["payload of 129 bytes in 43 characters", { ...valid, payload: "€".repeat(43) }, ...bad("INVOICE_PAYLOAD_INVALID")],
   ["payload of 129 ASCII bytes", { ...valid, payload: "p".repeat(129) }, ...bad("INVOICE_PAYLOAD_INVALID")],
-  ["limits come before the star rules", { ...valid, currency: "USD", title: "t".repeat(33) }, ...bad("INVOICE_TITLE_INVALID")],
+  [
+    "limits come before the star rules",
+    { ...valid, currency: "USD", title: "t".repeat(33) },
+    ...bad("INVOICE_TITLE_INVALID"),
+  ],
   // Tips
-  ["5 suggested tips", { ...valid, max_tip_amount: 100, suggested_tip_amounts: [1, 2, 3, 4, 5] }, ...bad("there can be at most 4 suggested tip amounts")],
-  ["a zero suggested tip", { ...valid, max_tip_amount: 100, suggested_tip_amounts: [0, 5] }, ...bad("suggested tip amount must be positive")],
-  ["decreasing suggested tips", { ...valid, max_tip_amount: 100, suggested_tip_amounts: [10, 5] }, ...bad("suggested tip amounts must be increasing")],
-  ["a suggested tip above max_tip_amount", { ...valid, max_tip_amount: 10, suggested_tip_amounts: [5, 20] }, ...bad("suggested tip amount can't be bigger than max_tip_amount")],
-  ["suggested tips not JSON", { ...valid, suggested_tip_amounts: "[1," }, ...bad("can't parse suggested_tip_amounts JSON object")],
+  [
+    "5 suggested tips",
+    { ...valid, max_tip_amount: 100, suggested_tip_amounts: [1, 2, 3, 4, 5] },
+    ...bad("there can be at most 4 suggested tip amounts"),
+  ],
+  [
+    "a zero suggested tip",
+    { ...valid, max_tip_amount: 100, suggested_tip_amounts: [0, 5] },
+    ...bad("suggested tip amount must be positive"),
+  ],
+  [
+    "decreasing suggested tips",
+    { ...valid, max_tip_amount: 100, suggested_tip_amounts: [10, 5] },
+    ...bad("suggested tip amounts must be increasing"),
+  ],
+  [
+    "a suggested tip above max_tip_amount",
+    { ...valid, max_tip_amount: 10, suggested_tip_amounts: [5, 20] },
+    ...bad("suggested tip amount can't be bigger than max_tip_amount"),
+  ],
+  [
+    "suggested tips not JSON",
+    { ...valid, suggested_tip_amounts: "[1," },
+    ...bad("can't parse suggested_tip_amounts JSON object"),
+  ],
   ["a negative max_tip_amount", { ...valid, max_tip_amount: -1 }, ...bad("max_tip_amount must be non-negative")],
   // Star rules
   ["USD", { ...valid, currency: "USD" }, ...bad("PAYMENT_PROVIDER_INVALID")],
   ["lower-case xtr", { ...valid, currency: "xtr" }, ...bad("PAYMENT_PROVIDER_INVALID")],
   ["a provider token", { ...valid, provider_token: "284685063:TEST:abc" }, ...bad("PAYMENT_PROVIDER_INVALID")],
-  ["USD with valid tips", { ...valid, currency: "USD", max_tip_amount: 50, suggested_tip_amounts: [10, 20] }, ...bad("PAYMENT_PROVIDER_INVALID")],
+  [
+    "USD with valid tips",
+    { ...valid, currency: "USD", max_tip_amount: 50, suggested_tip_amounts: [10, 20] },
+    ...bad("PAYMENT_PROVIDER_INVALID"),
+  ],
   ["tips with XTR", { ...valid, max_tip_amount: 50, suggested_tip_amounts: [10, 20] }, ...bad("STARS_INVOICE_INVALID")],
   ["max_tip_amount with XTR", { ...valid, max_tip_amount: 50 }, ...bad("STARS_INVOICE_INVALID")],
-  ["2 prices with XTR", { ...valid, prices: [{ label: "a", amount: 1 }, { label: "b", amount: 2 }] }, ...bad("STARS_INVOICE_INVALID")],
+  [
+    "2 prices with XTR",
+    {
+      ...valid,
+      prices: [
+        { label: "a", amount: 1 },
+        { label: "b", amount: 2 },
+      ],
+    },
+    ...bad("STARS_INVOICE_INVALID"),
+  ],
   ["a zero amount with XTR", { ...valid, prices: [{ label: "a", amount: 0 }] }, ...bad("STARS_INVOICE_INVALID")],
   ["star rules come before the chat", { ...valid, currency: "USD", chat_id: 999 }, ...bad("PAYMENT_PROVIDER_INVALID")],
   // reply_markup
-  ["a first button that is not Pay", { ...valid, reply_markup: { inline_keyboard: [[{ text: "Visit", url: "https://example.com" }, { text: "Pay", pay: true }]] } }, ...bad("the first button of the first row must be a Pay button")],
-  ["reply_markup not JSON", { ...valid, reply_markup: "{inline" }, ...bad("can't parse reply keyboard markup JSON object")],
-  ["inline_keyboard not an array of rows", { ...valid, reply_markup: { inline_keyboard: [{ text: "Pay", pay: true }] } }, ...bad("can't parse reply keyboard markup JSON object")],
+  [
+    "a first button that is not Pay",
+    {
+      ...valid,
+      reply_markup: {
+        inline_keyboard: [
+          [
+            { text: "Visit", url: "https://example.com" },
+            { text: "Pay", pay: true },
+          ],
+        ],
+      },
+    },
+    ...bad("the first button of the first row must be a Pay button"),
+  ],
+  [
+    "reply_markup not JSON",
+    { ...valid, reply_markup: "{inline" },
+    ...bad("can't parse reply keyboard markup JSON object"),
+  ],
+  [
+    "inline_keyboard not an array of rows",
+    { ...valid, reply_markup: { inline_keyboard: [{ text: "Pay", pay: true }] } },
+    ...bad("can't parse reply keyboard markup JSON object"),
+  ],
   // The chat
   ["no chat_id", without("chat_id"), ...bad("chat_id is empty")],
   ["an unknown chat id", { ...valid, chat_id: 987654 }, ...bad("chat not found")],
   ["an unknown @username", { ...valid, chat_id: "@nobody_here" }, ...bad("chat not found")],
   ["a group", { ...valid, chat_id: GROUP }, ...bad("star invoices can be sent only to private chats and channels")],
-  ["a supergroup by @username", { ...valid, chat_id: "@super_group" }, ...bad("star invoices can be sent only to private chats and channels")],
+  [
+    "a supergroup by @username",
+    { ...valid, chat_id: "@super_group" },
+    ...bad("star invoices can be sent only to private chats and channels"),
+  ],
   // reply_parameters
-  ["a reply to a missing message", { ...valid, reply_parameters: { message_id: 99999 } }, ...bad("message to be replied not found")],
-  ["reply_parameters not JSON", { ...valid, reply_parameters: "{" }, ...bad("can't parse reply parameters JSON object")],
+  [
+    "a reply to a missing message",
+    { ...valid, reply_parameters: { message_id: 99999 } },
+    ...bad("message to be replied not found"),
+  ],
+  [
+    "reply_parameters not JSON",
+    { ...valid, reply_parameters: "{" },
+    ...bad("can't parse reply parameters JSON object"),
+  ],
 ];
 
 describe("sendInvoice conformance", () => {
@@ -107,7 +203,11 @@ describe("sendInvoice conformance", () => {
     it(`answers every invalid call with the exact status and description (${encoding})`, async () => {
       for (const [name, params, status, description] of CASES) {
         const r = await callIn(stack, bot.token, "sendInvoice", params, encoding);
-        expect({ name, status: r.status, body: r.body }).toEqual({ name, status, body: { ok: false, error_code: status, description } });
+        expect({ name, status: r.status, body: r.body }).toEqual({
+          name,
+          status,
+          body: { ok: false, error_code: status, description },
+        });
       }
     });
   }
@@ -121,7 +221,13 @@ describe("sendInvoice conformance", () => {
       expect(m.from).toEqual({ id: bot.id, is_bot: true, first_name: "Shop", username: bot.username });
       expect(m.chat).toEqual({ id: PRIVATE, first_name: "Ann", username: "ann_buyer", type: "private" });
       expect(Math.abs(m.date - Date.now() / 1000)).toBeLessThan(5);
-      expect(m.invoice).toEqual({ title: "Gold", description: "A bag of gold", start_parameter: "", currency: "XTR", total_amount: 100 });
+      expect(m.invoice).toEqual({
+        title: "Gold",
+        description: "A bag of gold",
+        start_parameter: "",
+        currency: "XTR",
+        total_amount: 100,
+      });
       expect(Object.keys(m.invoice)).toEqual(["title", "description", "start_parameter", "currency", "total_amount"]);
     }
   });
@@ -141,12 +247,26 @@ describe("sendInvoice conformance", () => {
         stack,
         bot.token,
         "sendInvoice",
-        { ...valid, chat_id: "@Star_Channel", reply_markup: { inline_keyboard: [[{ text: "Pay ⭐100", pay: true }]] }, protect_content: true, start_parameter: "gold" },
+        {
+          ...valid,
+          chat_id: "@Star_Channel",
+          reply_markup: { inline_keyboard: [[{ text: "Pay ⭐100", pay: true }]] },
+          protect_content: true,
+          start_parameter: "gold",
+        },
         encoding,
       );
       expect(r.status).toBe(200);
       const m = r.body.result;
-      expect(Object.keys(m)).toEqual(["message_id", "sender_chat", "chat", "date", "invoice", "reply_markup", "has_protected_content"]);
+      expect(Object.keys(m)).toEqual([
+        "message_id",
+        "sender_chat",
+        "chat",
+        "date",
+        "invoice",
+        "reply_markup",
+        "has_protected_content",
+      ]);
       expect(m.sender_chat).toEqual({ id: CHANNEL, title: "Star Channel", username: "star_channel", type: "channel" });
       expect(m.chat).toEqual(m.sender_chat);
       expect(m.invoice.start_parameter).toBe("gold");
@@ -157,18 +277,35 @@ describe("sendInvoice conformance", () => {
 
   it("treats an empty keyboard as the default Pay button and protect_content=false as absent", async () => {
     for (const markup of [{}, { inline_keyboard: [] }, { inline_keyboard: [[]] }]) {
-      const r = await callIn(stack, bot.token, "sendInvoice", { ...valid, reply_markup: markup, protect_content: false }, "json");
+      const r = await callIn(
+        stack,
+        bot.token,
+        "sendInvoice",
+        { ...valid, reply_markup: markup, protect_content: false },
+        "json",
+      );
       expect(Object.keys(r.body.result)).toEqual(["message_id", "from", "chat", "date", "invoice"]);
     }
   });
 
   it("takes prices, reply_markup and reply_parameters in a JSON body both nested and as JSON strings", async () => {
-    const nested = await callIn(stack, bot.token, "sendInvoice", { ...valid, reply_markup: { inline_keyboard: pay } }, "json");
+    const nested = await callIn(
+      stack,
+      bot.token,
+      "sendInvoice",
+      { ...valid, reply_markup: { inline_keyboard: pay } },
+      "json",
+    );
     const strings = await callIn(
       stack,
       bot.token,
       "sendInvoice",
-      { ...valid, prices: JSON.stringify(valid.prices), reply_markup: JSON.stringify({ inline_keyboard: pay }), reply_parameters: JSON.stringify({ message_id: nested.body.result.message_id }) },
+      {
+        ...valid,
+        prices: JSON.stringify(valid.prices),
+        reply_markup: JSON.stringify({ inline_keyboard: pay }),
+        reply_parameters: JSON.stringify({ message_id: nested.body.result.message_id }),
+      },
       "json",
     );
     expect(strings.status).toBe(200);
@@ -178,18 +315,53 @@ describe("sendInvoice conformance", () => {
 
   it("replies to an existing invoice, and sends without the reply when allowed", async () => {
     const first = (await callIn(stack, bot.token, "sendInvoice", valid, "json")).body.result;
-    const reply = await callIn(stack, bot.token, "sendInvoice", { ...valid, reply_parameters: { message_id: first.message_id } }, "urlencoded");
-    expect(Object.keys(reply.body.result)).toEqual(["message_id", "from", "chat", "date", "reply_to_message", "invoice"]);
+    const reply = await callIn(
+      stack,
+      bot.token,
+      "sendInvoice",
+      { ...valid, reply_parameters: { message_id: first.message_id } },
+      "urlencoded",
+    );
+    expect(Object.keys(reply.body.result)).toEqual([
+      "message_id",
+      "from",
+      "chat",
+      "date",
+      "reply_to_message",
+      "invoice",
+    ]);
     expect(reply.body.result.reply_to_message).toEqual(first);
     // A reply to a reply carries the replied message without its own reply_to_message.
-    const second = await callIn(stack, bot.token, "sendInvoice", { ...valid, reply_parameters: { message_id: reply.body.result.message_id } }, "json");
+    const second = await callIn(
+      stack,
+      bot.token,
+      "sendInvoice",
+      { ...valid, reply_parameters: { message_id: reply.body.result.message_id } },
+      "json",
+    );
     expect(second.body.result.reply_to_message.reply_to_message).toBeUndefined();
-    const allowed = await callIn(stack, bot.token, "sendInvoice", { ...valid, reply_parameters: { message_id: 99999, allow_sending_without_reply: true } }, "multipart");
+    const allowed = await callIn(
+      stack,
+      bot.token,
+      "sendInvoice",
+      { ...valid, reply_parameters: { message_id: 99999, allow_sending_without_reply: true } },
+      "multipart",
+    );
     expect(allowed.status).toBe(200);
     expect(allowed.body.result.reply_to_message).toBeUndefined();
     // A message of another chat cannot be replied to.
-    const other = await callIn(stack, bot.token, "sendInvoice", { ...valid, reply_parameters: { message_id: first.message_id, chat_id: CHANNEL } }, "json");
-    expect(other.body).toEqual({ ok: false, error_code: 400, description: "Bad Request: message to be replied not found" });
+    const other = await callIn(
+      stack,
+      bot.token,
+      "sendInvoice",
+      { ...valid, reply_parameters: { message_id: first.message_id, chat_id: CHANNEL } },
+      "json",
+    );
+    expect(other.body).toEqual({
+      ok: false,
+      error_code: 400,
+      description: "Bad Request: message to be replied not found",
+    });
   });
 
   it("accepts all 31 parameters; the ignored ones change nothing", async () => {
@@ -241,21 +413,44 @@ describe("sendInvoice conformance", () => {
     );
     const results = await Promise.all(sends);
     for (const chat of [77, -10077]) {
-      const ids = results.filter((r) => r.body.result.chat.id === chat).map((r) => r.body.result.message_id).sort((a, z) => a - z);
+      const ids = results
+        .filter((r) => r.body.result.chat.id === chat)
+        .map((r) => r.body.result.message_id)
+        .sort((a, z) => a - z);
       expect(ids).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     }
   });
 });
 
 describe("createInvoiceLink", () => {
-  const product = { title: "Gold", description: "A bag of gold", payload: "link-1", currency: "XTR", prices: [{ label: "Gold", amount: 10 }] };
+  const product = {
+    title: "Gold",
+    description: "A bag of gold",
+    payload: "link-1",
+    currency: "XTR",
+    prices: [{ label: "Gold", amount: 10 }],
+  };
   const LINK_CASES: [string, Params, number, string][] = [
     ["no title", { ...product, title: undefined }, ...bad('parameter "title" is required')],
     ["0 prices", { ...product, prices: [] }, ...bad("there must be at least one price")],
     ["payload of 129 bytes", { ...product, payload: "€".repeat(43) }, ...bad("INVOICE_PAYLOAD_INVALID")],
     ["USD", { ...product, currency: "USD" }, ...bad("PAYMENT_PROVIDER_INVALID")],
-    ["USD with a subscription", { ...product, currency: "USD", subscription_period: 2592000 }, ...bad("PAYMENT_PROVIDER_INVALID")],
-    ["2 prices", { ...product, prices: [{ label: "a", amount: 1 }, { label: "b", amount: 1 }] }, ...bad("STARS_INVOICE_INVALID")],
+    [
+      "USD with a subscription",
+      { ...product, currency: "USD", subscription_period: 2592000 },
+      ...bad("PAYMENT_PROVIDER_INVALID"),
+    ],
+    [
+      "2 prices",
+      {
+        ...product,
+        prices: [
+          { label: "a", amount: 1 },
+          { label: "b", amount: 1 },
+        ],
+      },
+      ...bad("STARS_INVOICE_INVALID"),
+    ],
     ["a week-long subscription", { ...product, subscription_period: 604800 }, ...bad("SUBSCRIPTION_PERIOD_INVALID")],
   ];
 
@@ -263,7 +458,11 @@ describe("createInvoiceLink", () => {
     it(`applies the product checks and the subscription rule (${encoding})`, async () => {
       for (const [name, params, status, description] of LINK_CASES) {
         const r = await callIn(stack, bot.token, "createInvoiceLink", params, encoding);
-        expect({ name, status: r.status, body: r.body }).toEqual({ name, status, body: { ok: false, error_code: status, description } });
+        expect({ name, status: r.status, body: r.body }).toEqual({
+          name,
+          status,
+          body: { ok: false, error_code: status, description },
+        });
       }
       for (const params of [product, { ...product, subscription_period: 2592000 }]) {
         const r = await callIn(stack, bot.token, "createInvoiceLink", params, encoding);

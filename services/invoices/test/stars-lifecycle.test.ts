@@ -23,8 +23,13 @@ async function shop(userIds: number[] = [501]) {
     return r.body.result.message_id as number;
   };
   const pay = (chatId: number, messageId: number, userId = chatId) =>
-    stack.platform.call("POST", `/bots/${bot.id}/payments`, { chat_id: chatId, message_id: messageId, user: { id: userId, first_name: `U${userId}`, username: `u${userId}` } });
-  const preCheckout = (userId: number) => waitForUpdate(stack, bot.id, (u) => u.pre_checkout_query?.from.id === userId).then((u) => u.pre_checkout_query);
+    stack.platform.call("POST", `/bots/${bot.id}/payments`, {
+      chat_id: chatId,
+      message_id: messageId,
+      user: { id: userId, first_name: `U${userId}`, username: `u${userId}` },
+    });
+  const preCheckout = (userId: number) =>
+    waitForUpdate(stack, bot.id, (u) => u.pre_checkout_query?.from.id === userId).then((u) => u.pre_checkout_query);
   const ledger = async () => {
     const r = await call("getStarTransactions", { limit: 100 });
     return r.body.result.transactions as any[];
@@ -47,10 +52,18 @@ describe("the Stars lifecycle", () => {
     const paying = s.pay(501, msg);
     const q = await s.preCheckout(501);
     expect(Object.keys(q)).toEqual(["id", "from", "currency", "total_amount", "invoice_payload"]);
-    expect(q).toMatchObject({ from: { id: 501, is_bot: false, first_name: "U501", username: "u501" }, currency: "XTR", total_amount: 250, invoice_payload: "order-paid" });
+    expect(q).toMatchObject({
+      from: { id: 501, is_bot: false, first_name: "U501", username: "u501" },
+      currency: "XTR",
+      total_amount: 250,
+      invoice_payload: "order-paid",
+    });
     expect(q.id).toMatch(/^\d+$/);
 
-    expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: true })).body).toEqual({ ok: true, result: true });
+    expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: true })).body).toEqual({
+      ok: true,
+      result: true,
+    });
     const paid = await paying;
     expect(paid.status).toBe(200);
     expect(Object.keys(paid.body.result)).toEqual(["status", "telegram_payment_charge_id"]);
@@ -74,7 +87,11 @@ describe("the Stars lifecycle", () => {
     expect(await s.balance()).toBe(250);
     const txns = await s.ledger();
     expect(txns).toHaveLength(1);
-    expect(txns[0]).toMatchObject({ id: chargeId, amount: 250, source: { type: "user", transaction_type: "invoice_payment", user: { id: 501 }, invoice_payload: "order-paid" } });
+    expect(txns[0]).toMatchObject({
+      id: chargeId,
+      amount: 250,
+      source: { type: "user", transaction_type: "invoice_payment", user: { id: 501 }, invoice_payload: "order-paid" },
+    });
     await s.expectConsistent();
   });
 
@@ -84,8 +101,15 @@ describe("the Stars lifecycle", () => {
     const paying = s.pay(501, msg);
     const q = await s.preCheckout(501);
     const noReason = await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: false });
-    expect(noReason.body).toEqual({ ok: false, error_code: 400, description: 'Bad Request: parameter "error_message" is required' });
-    expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: false, error_message: "Sold out" })).body.result).toBe(true);
+    expect(noReason.body).toEqual({
+      ok: false,
+      error_code: 400,
+      description: 'Bad Request: parameter "error_message" is required',
+    });
+    expect(
+      (await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: false, error_message: "Sold out" }))
+        .body.result,
+    ).toBe(true);
     expect((await paying).body).toEqual({ ok: true, result: { status: "declined", error_message: "Sold out" } });
     expect(await s.balance()).toBe(0);
     expect(await s.ledger()).toEqual([]);
@@ -97,17 +121,33 @@ describe("the Stars lifecycle", () => {
     const msg = await s.sendInvoice(501, 30);
     const paying = s.pay(501, msg);
     const q = await s.preCheckout(501);
-    const invalid = { ok: false, error_code: 400, description: "Bad Request: query is too old and response timeout expired or query ID is invalid" };
+    const invalid = {
+      ok: false,
+      error_code: 400,
+      description: "Bad Request: query is too old and response timeout expired or query ID is invalid",
+    };
     expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: true })).body.result).toBe(true);
     expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: true })).body).toEqual(invalid);
-    expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: false, error_message: "no" })).body).toEqual(invalid);
+    expect(
+      (await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: false, error_message: "no" })).body,
+    ).toEqual(invalid);
     expect((await paying).body.result.status).toBe("paid");
-    expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: "12345", ok: true })).body).toEqual(invalid);
-    expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: "not-an-id", ok: true })).body).toEqual(invalid);
-    expect((await s.call("answerPreCheckoutQuery", { ok: true })).body).toEqual({ ok: false, error_code: 400, description: 'Bad Request: parameter "pre_checkout_query_id" is required' });
+    expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: "12345", ok: true })).body).toEqual(
+      invalid,
+    );
+    expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: "not-an-id", ok: true })).body).toEqual(
+      invalid,
+    );
+    expect((await s.call("answerPreCheckoutQuery", { ok: true })).body).toEqual({
+      ok: false,
+      error_code: 400,
+      description: 'Bad Request: parameter "pre_checkout_query_id" is required',
+    });
     // Another bot cannot answer this bot's query.
     const other = await shop();
-    expect((await other.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: true })).body).toEqual(invalid);
+    expect((await other.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: true })).body).toEqual(
+      invalid,
+    );
     expect(await s.balance()).toBe(30);
   });
 
@@ -116,7 +156,9 @@ describe("the Stars lifecycle", () => {
     const msg = await s.sendInvoice(501, 70);
     const paying = s.pay(501, msg);
     const q = await s.preCheckout(501);
-    const answers = await Promise.all(Array.from({ length: 20 }, () => s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: true })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: true })),
+    );
     expect(answers.filter((a) => a.body.ok === true)).toHaveLength(1);
     expect((await paying).body.result.status).toBe("paid");
     expect(await s.balance()).toBe(70);
@@ -156,22 +198,51 @@ describe("the Stars lifecycle", () => {
 
     const refund = (params: Record<string, unknown>) => s.call("refundStarPayment", params);
     const err = (text: string) => ({ ok: false, error_code: 400, description: `Bad Request: ${text}` });
-    expect((await refund({ user_id: 501, telegram_payment_charge_id: "stxnothing" })).body).toEqual(err("CHARGE_NOT_FOUND"));
-    expect((await refund({ user_id: 502, telegram_payment_charge_id: chargeId })).body).toEqual(err("CHARGE_NOT_FOUND"));
-    expect((await refund({ user_id: 999999, telegram_payment_charge_id: chargeId })).body).toEqual(err("user not found"));
-    expect((await refund({ telegram_payment_charge_id: chargeId })).body).toEqual(err('parameter "user_id" is required'));
-    expect((await refund({ user_id: "abc", telegram_payment_charge_id: chargeId })).body).toEqual(err("invalid user_id specified"));
+    expect((await refund({ user_id: 501, telegram_payment_charge_id: "stxnothing" })).body).toEqual(
+      err("CHARGE_NOT_FOUND"),
+    );
+    expect((await refund({ user_id: 502, telegram_payment_charge_id: chargeId })).body).toEqual(
+      err("CHARGE_NOT_FOUND"),
+    );
+    expect((await refund({ user_id: 999999, telegram_payment_charge_id: chargeId })).body).toEqual(
+      err("user not found"),
+    );
+    expect((await refund({ telegram_payment_charge_id: chargeId })).body).toEqual(
+      err('parameter "user_id" is required'),
+    );
+    expect((await refund({ user_id: "abc", telegram_payment_charge_id: chargeId })).body).toEqual(
+      err("invalid user_id specified"),
+    );
     expect((await refund({ user_id: 501 })).body).toEqual(err('parameter "telegram_payment_charge_id" is required'));
 
-    expect((await refund({ user_id: 501, telegram_payment_charge_id: chargeId })).body).toEqual({ ok: true, result: true });
-    expect((await refund({ user_id: "501", telegram_payment_charge_id: chargeId })).body).toEqual(err("CHARGE_ALREADY_REFUNDED"));
+    expect((await refund({ user_id: 501, telegram_payment_charge_id: chargeId })).body).toEqual({
+      ok: true,
+      result: true,
+    });
+    expect((await refund({ user_id: "501", telegram_payment_charge_id: chargeId })).body).toEqual(
+      err("CHARGE_ALREADY_REFUNDED"),
+    );
     expect(await s.balance()).toBe(10);
     const txns = await s.ledger();
     expect(txns).toHaveLength(3);
-    expect(txns[2]).toMatchObject({ id: chargeId, amount: 90, receiver: { type: "user", transaction_type: "invoice_payment", user: { id: 501 }, invoice_payload: "order-refund" } });
+    expect(txns[2]).toMatchObject({
+      id: chargeId,
+      amount: 90,
+      receiver: {
+        type: "user",
+        transaction_type: "invoice_payment",
+        user: { id: 501 },
+        invoice_payload: "order-refund",
+      },
+    });
     const refunded = (await allUpdates(stack, s.bot.id)).find((u) => u.message?.refunded_payment)!.message;
     expect(refunded.chat.id).toBe(501);
-    expect(refunded.refunded_payment).toEqual({ currency: "XTR", total_amount: 90, invoice_payload: "order-refund", telegram_payment_charge_id: chargeId });
+    expect(refunded.refunded_payment).toEqual({
+      currency: "XTR",
+      total_amount: 90,
+      invoice_payload: "order-refund",
+      telegram_payment_charge_id: chargeId,
+    });
     await s.expectConsistent();
   });
 
@@ -180,7 +251,11 @@ describe("the Stars lifecycle", () => {
     const paying = s.pay(501, await s.sendInvoice(501, 55));
     await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: (await s.preCheckout(501)).id, ok: true });
     const chargeId = (await paying).body.result.telegram_payment_charge_id;
-    const refunds = await Promise.all(Array.from({ length: 20 }, () => s.call("refundStarPayment", { user_id: 501, telegram_payment_charge_id: chargeId })));
+    const refunds = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        s.call("refundStarPayment", { user_id: 501, telegram_payment_charge_id: chargeId }),
+      ),
+    );
     expect(refunds.filter((r) => r.body.ok === true)).toHaveLength(1);
     expect(refunds.filter((r) => r.body.description === "Bad Request: CHARGE_ALREADY_REFUNDED")).toHaveLength(19);
     expect(await s.balance()).toBe(0);
@@ -197,7 +272,12 @@ describe("the Stars lifecycle", () => {
     // Every fifth payer is declined; the others approved, all at once.
     const answers = await Promise.all(
       queries.map((q, i) =>
-        s.call("answerPreCheckoutQuery", i % 5 === 0 ? { pre_checkout_query_id: q.id, ok: false, error_message: "no stock" } : { pre_checkout_query_id: q.id, ok: true }),
+        s.call(
+          "answerPreCheckoutQuery",
+          i % 5 === 0
+            ? { pre_checkout_query_id: q.id, ok: false, error_message: "no stock" }
+            : { pre_checkout_query_id: q.id, ok: true },
+        ),
       ),
     );
     expect(answers.every((a) => a.body.result === true)).toBe(true);
@@ -213,7 +293,12 @@ describe("the Stars lifecycle", () => {
     // Refund every paid charge twice, concurrently: each refunds once.
     const byCharge = new Map(results.map((r, i) => [r.telegram_payment_charge_id, users[i]!]));
     const refunds = await Promise.all(
-      [...paid, ...paid].map((r) => s.call("refundStarPayment", { user_id: byCharge.get(r.telegram_payment_charge_id), telegram_payment_charge_id: r.telegram_payment_charge_id })),
+      [...paid, ...paid].map((r) =>
+        s.call("refundStarPayment", {
+          user_id: byCharge.get(r.telegram_payment_charge_id),
+          telegram_payment_charge_id: r.telegram_payment_charge_id,
+        }),
+      ),
     );
     expect(refunds.filter((r) => r.body.ok === true)).toHaveLength(40);
     expect(await s.expectConsistent()).toBe(0);
@@ -228,7 +313,8 @@ describe("the Stars lifecycle", () => {
       await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true });
       await paying;
     }
-    const page = async (params: Record<string, unknown>) => ((await s.call("getStarTransactions", params)).body.result.transactions as any[]).map((t) => t.amount);
+    const page = async (params: Record<string, unknown>) =>
+      ((await s.call("getStarTransactions", params)).body.result.transactions as any[]).map((t) => t.amount);
     expect(await page({})).toEqual([1, 2, 3]);
     expect(await page({ offset: 1 })).toEqual([2, 3]);
     expect(await page({ offset: 1, limit: 1 })).toEqual([2]);
@@ -244,10 +330,19 @@ describe("the Stars lifecycle", () => {
     const err = (code: number, description: string) => ({ ok: false, error_code: code, description });
     expect((await s.pay(999, msg)).body).toEqual(err(400, "Bad Request: chat not found"));
     expect((await s.pay(501, msg + 100)).body).toEqual(err(400, "Bad Request: invoice message not found"));
-    expect((await stack.platform.call("POST", `/bots/123456/payments`, { chat_id: 501, message_id: msg, user: { id: 501, first_name: "A" } })).body).toEqual(
-      err(404, "Not Found: bot not found"),
-    );
-    const missingUser = await stack.platform.call("POST", `/bots/${s.bot.id}/payments`, { chat_id: 501, message_id: msg });
+    expect(
+      (
+        await stack.platform.call("POST", `/bots/123456/payments`, {
+          chat_id: 501,
+          message_id: msg,
+          user: { id: 501, first_name: "A" },
+        })
+      ).body,
+    ).toEqual(err(404, "Not Found: bot not found"));
+    const missingUser = await stack.platform.call("POST", `/bots/${s.bot.id}/payments`, {
+      chat_id: 501,
+      message_id: msg,
+    });
     expect(missingUser.status).toBe(400);
     expect(missingUser.body.ok).toBe(false);
   });
@@ -267,14 +362,40 @@ describe("the Stars lifecycle", () => {
     const botId = String(s.bot.id);
     const user = { id: 501, is_bot: false, first_name: "U501" };
     const chat = { id: 501, first_name: "U501", type: "private" };
-    const charge = { id: "stxspold1", status: "paid", user_id: "501", chat_id: "501", amount: "12", payload: "old-order", date: 1700000000, user, chat };
+    const charge = {
+      id: "stxspold1",
+      status: "paid",
+      user_id: "501",
+      chat_id: "501",
+      amount: "12",
+      payload: "old-order",
+      date: 1700000000,
+      user,
+      chat,
+    };
     await stack.redis.hset(keys.charges(botId), charge.id, JSON.stringify(charge));
     await stack.redis.set(keys.starBalance(botId), 12);
     await stack.redis.hset(keys.users(botId), "501", JSON.stringify(user));
-    expect((await s.call("refundStarPayment", { user_id: 501, telegram_payment_charge_id: charge.id })).body).toEqual({ ok: true, result: true });
+    expect((await s.call("refundStarPayment", { user_id: 501, telegram_payment_charge_id: charge.id })).body).toEqual({
+      ok: true,
+      result: true,
+    });
     const refunded = (await allUpdates(stack, s.bot.id)).find((u) => u.message?.refunded_payment)!.message;
-    expect(refunded).toMatchObject({ from: user, chat, refunded_payment: { currency: "XTR", total_amount: 12, invoice_payload: "old-order", telegram_payment_charge_id: charge.id } });
-    expect((await s.ledger()).at(-1)).toMatchObject({ id: charge.id, amount: 12, receiver: { type: "user", transaction_type: "invoice_payment", user, invoice_payload: "old-order" } });
+    expect(refunded).toMatchObject({
+      from: user,
+      chat,
+      refunded_payment: {
+        currency: "XTR",
+        total_amount: 12,
+        invoice_payload: "old-order",
+        telegram_payment_charge_id: charge.id,
+      },
+    });
+    expect((await s.ledger()).at(-1)).toMatchObject({
+      id: charge.id,
+      amount: 12,
+      receiver: { type: "user", transaction_type: "invoice_payment", user, invoice_payload: "old-order" },
+    });
     expect(await s.balance()).toBe(0);
   });
 });

@@ -29,13 +29,20 @@ async function shop() {
     expect(r.status).toBe(200);
     return r.body.result as string;
   };
-  const payRaw = (link: string, userId: number) => stack.platform.call("POST", `/bots/${bot.id}/invoice_links/pay`, { link, user: user(userId) });
+  const payRaw = (link: string, userId: number) =>
+    stack.platform.call("POST", `/bots/${bot.id}/invoice_links/pay`, { link, user: user(userId) });
   /** Pays and approves; returns the platform's answer. */
   const payLink = async (link: string, userId: number) => {
     const seen = new Set((await allUpdates(stack, bot.id)).map((u) => u.pre_checkout_query?.id));
     const paying = payRaw(link, userId);
-    const q = await waitForUpdate(stack, bot.id, (u) => u.pre_checkout_query?.from.id === userId && !seen.has(u.pre_checkout_query.id));
-    expect((await call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true })).body.result).toBe(true);
+    const q = await waitForUpdate(
+      stack,
+      bot.id,
+      (u) => u.pre_checkout_query?.from.id === userId && !seen.has(u.pre_checkout_query.id),
+    );
+    expect(
+      (await call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true })).body.result,
+    ).toBe(true);
     return (await paying).body;
   };
   const advance = async (seconds: number) => {
@@ -43,8 +50,10 @@ async function shop() {
     expect(r.status).toBe(200);
     return r.body.result as { date: number; renewals: number; ended: number };
   };
-  const setStars = (userId: number, amount: number | null) => stack.platform.call("PUT", `/bots/${bot.id}/users/${userId}/stars`, { amount });
-  const payments = async () => (await allUpdates(stack, bot.id)).filter((u) => u.message?.successful_payment).map((u) => u.message);
+  const setStars = (userId: number, amount: number | null) =>
+    stack.platform.call("PUT", `/bots/${bot.id}/users/${userId}/stars`, { amount });
+  const payments = async () =>
+    (await allUpdates(stack, bot.id)).filter((u) => u.message?.successful_payment).map((u) => u.message);
   const ledger = async () => (await call("getStarTransactions", {})).body.result.transactions as any[];
   const expectConsistent = async () => {
     const sum = (await ledger()).reduce((s, t) => s + (t.source ? t.amount : -t.amount), 0);
@@ -66,7 +75,11 @@ describe("invoice links and subscriptions", () => {
     const again = await s.payLink(link, 901);
     expect([a.result.status, b.result.status, again.result.status]).toEqual(["paid", "paid", "paid"]);
     const messages = await s.payments();
-    expect(messages.map((m) => [m.chat.id, m.message_id])).toEqual([[901, 1], [902, 1], [901, 2]]);
+    expect(messages.map((m) => [m.chat.id, m.message_id])).toEqual([
+      [901, 1],
+      [902, 1],
+      [901, 2],
+    ]);
     expect(messages[0].chat).toEqual({ id: 901, first_name: "U901", type: "private" });
     expect(messages[0].successful_payment).toEqual({
       currency: "XTR",
@@ -76,16 +89,31 @@ describe("invoice links and subscriptions", () => {
       provider_payment_charge_id: "",
     });
     expect(await s.expectConsistent()).toBe(120);
-    expect((await s.ledger())[0].source).toEqual({ type: "user", transaction_type: "invoice_payment", user: { id: 901, is_bot: false, first_name: "U901" }, invoice_payload: "sticker-pack" });
+    expect((await s.ledger())[0].source).toEqual({
+      type: "user",
+      transaction_type: "invoice_payment",
+      user: { id: 901, is_bot: false, first_name: "U901" },
+      invoice_payload: "sticker-pack",
+    });
   });
 
   it("rejects unknown links and bad platform input, changing nothing", async () => {
     const s = await shop();
-    expect((await s.payRaw("https://t.me/$AAAAAAAAAAAAAAAA", 901)).body).toEqual({ ok: false, error_code: 400, description: "Bad Request: invoice link not found" });
+    expect((await s.payRaw("https://t.me/$AAAAAAAAAAAAAAAA", 901)).body).toEqual({
+      ok: false,
+      error_code: 400,
+      description: "Bad Request: invoice link not found",
+    });
     expect((await s.payRaw("nonsense", 901)).body.description).toBe("Bad Request: invoice link not found");
     const clock = await stack.platform.call("POST", `/bots/${s.bot.id}/clock`, { advance_seconds: -1 });
-    expect(clock.body).toEqual({ ok: false, error_code: 400, description: "Bad Request: advance_seconds must be an integer 0-315360000" });
-    expect((await s.setStars(901, -5)).body.description).toBe("Bad Request: amount must be an integer 0-1000000000000 or null");
+    expect(clock.body).toEqual({
+      ok: false,
+      error_code: 400,
+      description: "Bad Request: advance_seconds must be an integer 0-315360000",
+    });
+    expect((await s.setStars(901, -5)).body.description).toBe(
+      "Bad Request: amount must be an integer 0-1000000000000 or null",
+    );
     expect((await stack.platform.call("POST", `/bots/99999999/clock`, { advance_seconds: 1 })).status).toBe(404);
     expect(await allUpdates(stack, s.bot.id)).toEqual([]);
   });
@@ -108,7 +136,9 @@ describe("invoice links and subscriptions", () => {
       provider_payment_charge_id: "",
     });
     // The same subscriber cannot subscribe twice from one link; the pre_checkout_query is not sent.
-    expect((await s.payRaw(link, 901)).body.description).toBe("Bad Request: the user already has a subscription from this link");
+    expect((await s.payRaw(link, 901)).body.description).toBe(
+      "Bad Request: the user already has a subscription from this link",
+    );
 
     const early = await s.advance(PERIOD - 600);
     expect(early).toMatchObject({ renewals: 0, ended: 0 });
@@ -123,16 +153,32 @@ describe("invoice links and subscriptions", () => {
       expect(m.message_id).toBe(i + 2);
       expect(m.date).toBe(start.date + (i + 1) * PERIOD);
       expect(Object.keys(m.successful_payment)).toEqual([
-        "currency", "total_amount", "invoice_payload", "subscription_expiration_date", "is_recurring", "telegram_payment_charge_id", "provider_payment_charge_id",
+        "currency",
+        "total_amount",
+        "invoice_payload",
+        "subscription_expiration_date",
+        "is_recurring",
+        "telegram_payment_charge_id",
+        "provider_payment_charge_id",
       ]);
-      expect(m.successful_payment).toMatchObject({ total_amount: 100, is_recurring: true, subscription_expiration_date: start.date + (i + 2) * PERIOD });
+      expect(m.successful_payment).toMatchObject({
+        total_amount: 100,
+        is_recurring: true,
+        subscription_expiration_date: start.date + (i + 2) * PERIOD,
+      });
       expect(m.successful_payment.is_first_recurring).toBeUndefined();
       expect(m.successful_payment.telegram_payment_charge_id).not.toBe(firstId);
     });
     const ledger = await s.ledger();
     expect(ledger.map((t) => t.id)).toEqual(messages.map((m) => m.successful_payment.telegram_payment_charge_id));
     expect(ledger.map((t) => t.date)).toEqual(messages.map((m) => m.date));
-    for (const t of ledger) expect(t.source).toMatchObject({ type: "user", transaction_type: "invoice_payment", invoice_payload: "club-100", subscription_period: PERIOD });
+    for (const t of ledger)
+      expect(t.source).toMatchObject({
+        type: "user",
+        transaction_type: "invoice_payment",
+        invoice_payload: "club-100",
+        subscription_period: PERIOD,
+      });
     expect(await s.expectConsistent()).toBe(400);
   });
 
@@ -147,7 +193,11 @@ describe("invoice links and subscriptions", () => {
     expect(await s.advance(PERIOD)).toMatchObject({ renewals: 0, ended: 1 });
     expect(await s.advance(5 * PERIOD)).toMatchObject({ renewals: 0, ended: 0 });
     expect(await s.payments()).toHaveLength(2);
-    expect((await s.edit(901, id, false)).body).toEqual({ ok: false, error_code: 400, description: "Bad Request: SUBSCRIPTION_EXPIRED" });
+    expect((await s.edit(901, id, false)).body).toEqual({
+      ok: false,
+      error_code: 400,
+      description: "Bad Request: SUBSCRIPTION_EXPIRED",
+    });
     // Ended, the user may subscribe again.
     expect((await s.payLink(link, 901)).result.status).toBe("paid");
     expect(await s.expectConsistent()).toBe(30);
@@ -164,8 +214,12 @@ describe("invoice links and subscriptions", () => {
     expect(await refused(902, id)).toBe("Bad Request: CHARGE_NOT_FOUND");
     expect(await refused(901, "stxspnothing")).toBe("Bad Request: CHARGE_NOT_FOUND");
     expect(await refused(902, plainId)).toBe("Bad Request: CHARGE_NOT_FOUND");
-    expect((await s.call("editUserStarSubscription", { user_id: 901 })).body.description).toBe('Bad Request: parameter "telegram_payment_charge_id" is required');
-    expect((await s.call("editUserStarSubscription", { user_id: "x", telegram_payment_charge_id: id })).body.description).toBe("Bad Request: invalid user_id specified");
+    expect((await s.call("editUserStarSubscription", { user_id: 901 })).body.description).toBe(
+      'Bad Request: parameter "telegram_payment_charge_id" is required',
+    );
+    expect(
+      (await s.call("editUserStarSubscription", { user_id: "x", telegram_payment_charge_id: id })).body.description,
+    ).toBe("Bad Request: invalid user_id specified");
     // Nothing changed: the subscription still renews.
     expect(await s.advance(PERIOD)).toMatchObject({ renewals: 1 });
   });
@@ -181,12 +235,23 @@ describe("invoice links and subscriptions", () => {
     const messages = await s.payments();
     expect(messages).toHaveLength(2);
     const renewalId = messages[1].successful_payment.telegram_payment_charge_id;
-    expect((await s.call("refundStarPayment", { user_id: 901, telegram_payment_charge_id: renewalId })).body).toEqual({ ok: true, result: true });
-    expect((await s.call("refundStarPayment", { user_id: 901, telegram_payment_charge_id: renewalId })).body.description).toBe("Bad Request: CHARGE_ALREADY_REFUNDED");
+    expect((await s.call("refundStarPayment", { user_id: 901, telegram_payment_charge_id: renewalId })).body).toEqual({
+      ok: true,
+      result: true,
+    });
+    expect(
+      (await s.call("refundStarPayment", { user_id: 901, telegram_payment_charge_id: renewalId })).body.description,
+    ).toBe("Bad Request: CHARGE_ALREADY_REFUNDED");
     const refunded = (await allUpdates(stack, s.bot.id)).filter((u) => u.message?.refunded_payment);
-    expect(refunded.map((u) => u.message.refunded_payment)).toEqual([{ currency: "XTR", total_amount: 100, invoice_payload: "club-100", telegram_payment_charge_id: renewalId }]);
+    expect(refunded.map((u) => u.message.refunded_payment)).toEqual([
+      { currency: "XTR", total_amount: 100, invoice_payload: "club-100", telegram_payment_charge_id: renewalId },
+    ]);
     const ledger = await s.ledger();
-    expect(ledger.map((t) => [t.id, t.source ? "in" : "out"])).toEqual([[id, "in"], [renewalId, "in"], [renewalId, "out"]]);
+    expect(ledger.map((t) => [t.id, t.source ? "in" : "out"])).toEqual([
+      [id, "in"],
+      [renewalId, "in"],
+      [renewalId, "out"],
+    ]);
     expect(ledger[2].receiver).toMatchObject({ subscription_period: PERIOD });
     expect(await s.expectConsistent()).toBe(100);
     // 150 Stars back in hand: a new subscription is affordable; 0 Stars is not.
@@ -207,7 +272,10 @@ describe("invoice links and subscriptions", () => {
     const first = (await paying).body.result;
     expect(first.status).toBe("paid");
     expect((await stack.platform.call("POST", `/bots/${s.bot.id}/invoice_links/pay`, body)).body.result).toEqual(first);
-    const other = await stack.platform.call("POST", `/bots/${s.bot.id}/invoice_links/pay`, { ...body, user: user(904) });
+    const other = await stack.platform.call("POST", `/bots/${s.bot.id}/invoice_links/pay`, {
+      ...body,
+      user: user(904),
+    });
     expect(other.body.description).toBe("Bad Request: idempotency_key was already used for another payment");
     expect((await allUpdates(stack, s.bot.id)).filter((u) => u.pre_checkout_query)).toHaveLength(1);
     expect(await s.payments()).toHaveLength(1);
@@ -220,8 +288,14 @@ describe("invoice links and subscriptions", () => {
     const paying = s.payRaw(link, 906);
     const q = await waitForUpdate(stack, s.bot.id, (u) => u.pre_checkout_query);
     await s.setStars(906, 10);
-    expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true })).body.result).toBe(true);
-    expect((await paying).body.result).toEqual({ status: "failed", error_message: "the user does not have enough Stars" });
+    expect(
+      (await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true })).body
+        .result,
+    ).toBe(true);
+    expect((await paying).body.result).toEqual({
+      status: "failed",
+      error_message: "the user does not have enough Stars",
+    });
     expect(await s.payments()).toEqual([]);
     expect(await s.ledger()).toEqual([]);
     expect(await s.expectConsistent()).toBe(0);
@@ -251,12 +325,28 @@ describe("a pre-checkout query recorded before subscriptions", () => {
     const key = keys.preCheckout(s.bot.id, q.id);
     const [chargeId, paidHead, partner] = await stack.redis.hmget(key, "charge_id", "paid_head", "partner");
     await stack.redis.hdel(key, "partner", "paid_head", "user_id", "period", "link");
-    await stack.redis.hset(key, "txn", `{"id":"${chargeId}","amount":30,"date":1,"source":${partner}}`, "paid", `${paidHead},"telegram_payment_charge_id":"${chargeId}","provider_payment_charge_id":""}`);
+    await stack.redis.hset(
+      key,
+      "txn",
+      `{"id":"${chargeId}","amount":30,"date":1,"source":${partner}}`,
+      "paid",
+      `${paidHead},"telegram_payment_charge_id":"${chargeId}","provider_payment_charge_id":""}`,
+    );
     expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: true })).body.result).toBe(true);
     expect((await paying).body.result).toEqual({ status: "paid", telegram_payment_charge_id: chargeId });
     const [message] = await s.payments();
-    expect(message.successful_payment).toEqual({ currency: "XTR", total_amount: 30, invoice_payload: "old-query", telegram_payment_charge_id: chargeId, provider_payment_charge_id: "" });
-    expect((await s.ledger())[0]).toMatchObject({ id: chargeId, amount: 30, source: { user: { id: 905 }, invoice_payload: "old-query" } });
+    expect(message.successful_payment).toEqual({
+      currency: "XTR",
+      total_amount: 30,
+      invoice_payload: "old-query",
+      telegram_payment_charge_id: chargeId,
+      provider_payment_charge_id: "",
+    });
+    expect((await s.ledger())[0]).toMatchObject({
+      id: chargeId,
+      amount: 30,
+      source: { user: { id: 905 }, invoice_payload: "old-query" },
+    });
     expect(await s.expectConsistent()).toBe(30);
   });
 });

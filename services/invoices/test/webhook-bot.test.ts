@@ -23,16 +23,31 @@ it("payment updates of a bot with a webhook get a delivery job (no worker runs h
   await stack.platform.putChat(bot.id, { id: 701, type: "private", first_name: "Di" });
   const call = botClient(stack.gatewayUrl, bot.token);
   expect((await call("setWebhook", { url: "http://127.0.0.1:9/hook" })).body.ok).toBe(true);
-  const msg = (await call("sendInvoice", { chat_id: 701, title: "T", description: "D", payload: "p", currency: "XTR", prices: [{ label: "x", amount: 3 }] })).body.result.message_id;
+  const msg = (
+    await call("sendInvoice", {
+      chat_id: 701,
+      title: "T",
+      description: "D",
+      payload: "p",
+      currency: "XTR",
+      prices: [{ label: "x", amount: 3 }],
+    })
+  ).body.result.message_id;
   expect(await queue.forBot(String(bot.id)).getJob(drainJobId(String(bot.id)))).toBeUndefined();
 
-  const paying = stack.platform.call("POST", `/bots/${bot.id}/payments`, { chat_id: 701, message_id: msg, user: { id: 701, first_name: "Di" } });
+  const paying = stack.platform.call("POST", `/bots/${bot.id}/payments`, {
+    chat_id: 701,
+    message_id: msg,
+    user: { id: 701, first_name: "Di" },
+  });
   const q = await waitForUpdate(stack, bot.id, (u) => u.pre_checkout_query);
   // The drain job is scheduled right after the step that appended the query.
   const jobOf = () => queue.forBot(String(bot.id)).getJob(drainJobId(String(bot.id)));
   await eventually(async () => (await jobOf()) !== undefined, 10_000, "the drain job");
   expect((await jobOf())?.data).toEqual({ botId: String(bot.id) });
-  expect((await call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true })).body.result).toBe(true);
+  expect(
+    (await call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true })).body.result,
+  ).toBe(true);
   expect((await paying).body.result.status).toBe("paid");
   await waitForUpdate(stack, bot.id, (u) => u.message?.successful_payment);
 });

@@ -35,7 +35,9 @@ export interface UpdatesDeps {
 export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
   const app = createHttpServer(deps.logger, { bodyLimit: 16 * 1024 * 1024 });
   const registry = deps.registry ?? new Registry("updates");
-  const dropped = registry.counter("starpost_updates_dropped_total", "Updates dropped at creation, by reason", ["reason"]);
+  const dropped = registry.counter("starpost_updates_dropped_total", "Updates dropped at creation, by reason", [
+    "reason",
+  ]);
 
   guardInternal(app, deps.internalToken);
   if (deps.replicaWait) registerReplicaWait(app, deps.redis, deps.logger, deps.replicaWait);

@@ -1,4 +1,14 @@
-import { createDeliveryQueue, createLogger, listenInternalSocket, createRedis, loadConfig, onShutdown, UpdatesConfig, redisTarget, replicaWait } from "@starpost/shared";
+import {
+  createDeliveryQueue,
+  createLogger,
+  listenInternalSocket,
+  createRedis,
+  loadConfig,
+  onShutdown,
+  UpdatesConfig,
+  redisTarget,
+  replicaWait,
+} from "@starpost/shared";
 import { buildApp } from "./app.ts";
 
 const config = loadConfig("updates", UpdatesConfig);
@@ -20,9 +30,13 @@ const app = await buildApp({
 // The socket first: the TCP port answering /readyz is what says the service is up.
 await listenInternalSocket(app, config.INTERNAL_SOCKET_DIR, "updates");
 await app.listen({ port: config.UPDATES_PORT, host: config.HOST });
-onShutdown(logger, async () => {
-  await app.close();
-  await deliveryQueue.close();
-  await redis.quit();
-  await subscriber.quit();
-}, { redis: [redis, subscriber, queueConnection] });
+onShutdown(
+  logger,
+  async () => {
+    await app.close();
+    await deliveryQueue.close();
+    await redis.quit();
+    await subscriber.quit();
+  },
+  { redis: [redis, subscriber, queueConnection] },
+);

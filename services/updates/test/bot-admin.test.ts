@@ -18,7 +18,12 @@ describe("scripted faults", () => {
     const failed = await call("getMe");
     expect(failed.status).toBe(429);
     expect(failed.headers["retry-after"]).toBe("3");
-    expect(failed.body).toEqual({ ok: false, error_code: 429, description: "Too Many Requests: retry after 3", parameters: { retry_after: 3 } });
+    expect(failed.body).toEqual({
+      ok: false,
+      error_code: 429,
+      description: "Too Many Requests: retry after 3",
+      parameters: { retry_after: 3 },
+    });
     expect((await call("getMe")).status).toBe(200);
     expect((await stack.platform.call("GET", `/bots/${bot.id}/faults`)).body.result).toEqual({ faults: [] });
   });
@@ -33,14 +38,23 @@ describe("scripted faults", () => {
       { id: 1, method: "getWebhookInfo", error_code: 403, times: 2 },
       { id: 2, method: "*", error_code: 500, description: "Internal Server Error: try later", times: 1 },
     ]);
-    const blocked = { status: 403, body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" } };
+    const blocked = {
+      status: 403,
+      body: { ok: false, error_code: 403, description: "Forbidden: bot was blocked by the user" },
+    };
     expect(await call("getWebhookInfo")).toMatchObject(blocked);
-    expect(await call("getMe")).toMatchObject({ status: 500, body: { description: "Internal Server Error: try later" } });
+    expect(await call("getMe")).toMatchObject({
+      status: 500,
+      body: { description: "Internal Server Error: try later" },
+    });
     expect(await call("getWebhookInfo")).toMatchObject(blocked);
     expect((await call("getWebhookInfo")).status).toBe(200);
 
     await fault(bot.id, { method: "getMe", error_code: 502, times: 5 });
-    expect(await stack.platform.call("DELETE", `/bots/${bot.id}/faults`)).toMatchObject({ status: 200, body: { result: true } });
+    expect(await stack.platform.call("DELETE", `/bots/${bot.id}/faults`)).toMatchObject({
+      status: 200,
+      body: { result: true },
+    });
     expect((await call("getMe")).status).toBe(200);
   });
 
@@ -58,12 +72,23 @@ describe("scripted faults", () => {
 
   it("refuses a fault that cannot apply, naming what is wrong", async () => {
     const bot = await stack.platform.createBot();
-    const bad = (description: string) => ({ status: 400, body: { ok: false, error_code: 400, description: `Bad Request: ${description}` } });
-    expect(await fault(bot.id, { method: "sendPigeon", error_code: 400 })).toMatchObject(bad('unknown method "sendPigeon"'));
+    const bad = (description: string) => ({
+      status: 400,
+      body: { ok: false, error_code: 400, description: `Bad Request: ${description}` },
+    });
+    expect(await fault(bot.id, { method: "sendPigeon", error_code: 400 })).toMatchObject(
+      bad('unknown method "sendPigeon"'),
+    );
     expect(await fault(bot.id, { method: "getMe" })).toMatchObject(bad("a fault needs error_code, delay_ms or both"));
-    expect(await fault(bot.id, { method: "getMe", error_code: 503 })).toMatchObject(bad("description is required for error_code 503"));
-    expect(await fault(bot.id, { method: "getMe", error_code: 400, retry_after: 2 })).toMatchObject(bad("retry_after goes with error_code 429"));
-    expect(await fault(bot.id, { method: "getMe", error_code: 200 })).toMatchObject(bad("error_code must be an integer 400-599"));
+    expect(await fault(bot.id, { method: "getMe", error_code: 503 })).toMatchObject(
+      bad("description is required for error_code 503"),
+    );
+    expect(await fault(bot.id, { method: "getMe", error_code: 400, retry_after: 2 })).toMatchObject(
+      bad("retry_after goes with error_code 429"),
+    );
+    expect(await fault(bot.id, { method: "getMe", error_code: 200 })).toMatchObject(
+      bad("error_code must be an integer 400-599"),
+    );
     expect(await fault(999_999, { method: "getMe", error_code: 400 })).toMatchObject({ status: 404 });
     expect((await stack.platform.call("GET", `/bots/${bot.id}/faults`)).body.result.faults).toEqual([]);
   });
@@ -78,10 +103,11 @@ describe("the request log", () => {
     await call("sendInvoice", { chat_id: 1, title: "T" });
     await call("sendPhoto", { chat_id: 1 });
     await botClient(stack.gatewayUrl, other.token)("getMe");
-    const read = async (id: number, q = "") => (await stack.platform.call("GET", `/bots/${id}/requests${q}`)).body.result.requests;
+    const read = async (id: number, q = "") =>
+      (await stack.platform.call("GET", `/bots/${id}/requests${q}`)).body.result.requests;
     let log: any[] = [];
     // The entry is written after the answer went out.
-    for (const until = Date.now() + 5000; log.length < 4 && Date.now() < until; ) log = await read(bot.id);
+    for (const until = Date.now() + 5000; log.length < 4 && Date.now() < until;) log = await read(bot.id);
     expect(log.map((r) => [r.method, r.status, r.ok])).toEqual([
       ["getMe", 200, true],
       ["setWebhook", 200, true],
@@ -105,12 +131,19 @@ describe("DELETE /bots/:botId", () => {
     await stack.platform.call("POST", `/bots/${bot.id}/chats/77/messages`, { text: "hi" });
     await call("sendMessage", { chat_id: 77, text: "hello" });
     await fault(bot.id, { method: "getUpdates", error_code: 500 });
-    expect(await stack.platform.call("DELETE", `/bots/${bot.id}`)).toMatchObject({ status: 200, body: { ok: true, result: true } });
+    expect(await stack.platform.call("DELETE", `/bots/${bot.id}`)).toMatchObject({
+      status: 200,
+      body: { ok: true, result: true },
+    });
     expect(await call("getMe")).toMatchObject({ status: 401, body: { description: "Unauthorized" } });
     const left = await stack.redis.keys(`*{b:${bot.id}}*`);
     expect(left).toEqual([]);
     expect(await stack.platform.call("DELETE", `/bots/${bot.id}`)).toMatchObject({ status: 404 });
     expect((await stack.platform.call("POST", "/bots", { username: bot.username })).status).toBe(200);
-    expect(await http(stack.gatewayUrl, "GET", `/platform/v1/bots/${bot.id}/requests`, { headers: { authorization: "Bearer wrong" } })).toMatchObject({ status: 401 });
+    expect(
+      await http(stack.gatewayUrl, "GET", `/platform/v1/bots/${bot.id}/requests`, {
+        headers: { authorization: "Bearer wrong" },
+      }),
+    ).toMatchObject({ status: 401 });
   });
 });

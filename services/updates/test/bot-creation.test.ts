@@ -18,14 +18,21 @@ it("a claim left by a creation that died before its bot step is taken over by a 
   const res = await create({ username: "Orphan_bot", token: "4243:abcdefabcdef" });
   expect(res.body.result).toMatchObject({ id: 4243, username: "Orphan_bot", token: "4243:abcdefabcdef" });
   expect(await stack.redis.hget(keys.botUsernames(), "orphan_bot")).toBe("4243");
-  expect((await botClient(stack.gatewayUrl, "4243:abcdefabcdef")("getMe")).body.result).toMatchObject({ id: 4243, username: "Orphan_bot" });
+  expect((await botClient(stack.gatewayUrl, "4243:abcdefabcdef")("getMe")).body.result).toMatchObject({
+    id: 4243,
+    username: "Orphan_bot",
+  });
 });
 
 it("a live bot's username is refused, and a refused token leaves no claim behind", async () => {
   const first = await stack.platform.createBot({ username: "live_one_bot" });
   expect((await create({ username: "LIVE_ONE_bot" })).body).toEqual(taken);
   const again = await create({ username: "other_one_bot", token: `${first.id}:zzzzzzzzzzzz` });
-  expect(again.body).toEqual({ ok: false, error_code: 400, description: "Bad Request: a bot with this id already exists" });
+  expect(again.body).toEqual({
+    ok: false,
+    error_code: 400,
+    description: "Bad Request: a bot with this id already exists",
+  });
   expect(await stack.redis.hget(keys.botUsernames(), "other_one_bot")).toBeNull();
   expect((await create({ username: "other_one_bot" })).body.ok).toBe(true);
 });

@@ -20,7 +20,18 @@ describe("at most 100,000 pending updates per bot", () => {
     for (let from = 1; from <= MAX_PENDING_UPDATES; from += 10_000) {
       const pipe = stack.redis.pipeline();
       for (let id = from; id < from + 10_000; id++) {
-        pipe.xadd(log, `${id}-0`, "k", "message", "q", "c1", "x", expires, "u", `{"update_id":${id},"message":{"message_id":${id}}}`);
+        pipe.xadd(
+          log,
+          `${id}-0`,
+          "k",
+          "message",
+          "q",
+          "c1",
+          "x",
+          expires,
+          "u",
+          `{"update_id":${id},"message":{"message_id":${id}}}`,
+        );
       }
       await pipe.exec();
     }
@@ -29,7 +40,9 @@ describe("at most 100,000 pending updates per bot", () => {
 
     const res = await stack.platform.pushUpdate(bot.id, userMessage(1, "one too many"));
     expect(res.body.result).toEqual({ update_id: null, dropped: "too_many_pending" });
-    expect(await metric(stack.updatesUrl, "starpost_updates_dropped_total", 'reason="too_many_pending"')).toBe(before + 1);
+    expect(await metric(stack.updatesUrl, "starpost_updates_dropped_total", 'reason="too_many_pending"')).toBe(
+      before + 1,
+    );
     expect(await stack.redis.xlen(log)).toBe(MAX_PENDING_UPDATES);
 
     // A negative offset keeps the newest ones; confirming the rest makes room again.

@@ -67,7 +67,9 @@ describe("getUpdates conflicts", () => {
     const res = await poll;
     expect(res.status).toBe(409);
     expect(res.body).toEqual(SET_WEBHOOK);
-    expect(await metric(stack.updatesUrl, "starpost_poll_conflicts_total", 'reason="set_webhook"')).toBeGreaterThanOrEqual(1);
+    expect(
+      await metric(stack.updatesUrl, "starpost_poll_conflicts_total", 'reason="set_webhook"'),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it("spaces repeated 409s to one bot by 3 seconds", async () => {
@@ -90,7 +92,9 @@ describe("getUpdates conflicts", () => {
 });
 
 describe("allowed_updates", () => {
-  const reaction = { message_reaction: { chat: { id: 9, type: "private" }, message_id: 1, date: 1, old_reaction: [], new_reaction: [] } };
+  const reaction = {
+    message_reaction: { chat: { id: 9, type: "private" }, message_id: 1, date: 1, old_reaction: [], new_reaction: [] },
+  };
   const member = {
     chat_member: {
       chat: { id: -100, type: "supergroup", title: "g" },
@@ -100,7 +104,8 @@ describe("allowed_updates", () => {
       new_chat_member: { status: "member", user: { id: 9, is_bot: false, first_name: "A" } },
     },
   };
-  const outcome = async (botId: number, update: unknown) => (await stack.platform.pushUpdate(botId, update)).body.result;
+  const outcome = async (botId: number, update: unknown) =>
+    (await stack.platform.pushUpdate(botId, update)).body.result;
 
   it("by default the opt-in kinds chat_member, message_reaction, message_reaction_count are dropped", async () => {
     const bot = await stack.platform.createBot();
@@ -112,7 +117,10 @@ describe("allowed_updates", () => {
   it("is remembered per bot, matched case-insensitively, and filters at creation; queued updates stay", async () => {
     const bot = await stack.platform.createBot();
     expect(await outcome(bot.id, userMessage(9, "queued"))).toEqual({ update_id: 1 });
-    const set = await getUpdates(stack.gatewayUrl, bot.token, { offset: 1, allowed_updates: ["MESSAGE_REACTION", "chat_member", "nonsense"] });
+    const set = await getUpdates(stack.gatewayUrl, bot.token, {
+      offset: 1,
+      allowed_updates: ["MESSAGE_REACTION", "chat_member", "nonsense"],
+    });
     // Already queued: still delivered although "message" is no longer allowed.
     expect(ids(set)).toEqual([1]);
     expect(await outcome(bot.id, userMessage(9, "now filtered"))).toEqual({ update_id: null, dropped: "not_allowed" });
@@ -123,7 +131,10 @@ describe("allowed_updates", () => {
     await getUpdates(stack.gatewayUrl, bot.token, { offset: 4 });
     await getUpdates(stack.gatewayUrl, bot.token, { offset: 4, allowed_updates: "[not json" });
     await getUpdates(stack.gatewayUrl, bot.token, { offset: 4, allowed_updates: { message: true } });
-    expect(await outcome(bot.id, userMessage(9, "still filtered"))).toEqual({ update_id: null, dropped: "not_allowed" });
+    expect(await outcome(bot.id, userMessage(9, "still filtered"))).toEqual({
+      update_id: null,
+      dropped: "not_allowed",
+    });
 
     // An array naming no known kind (e.g. []) restores the default.
     await getUpdates(stack.gatewayUrl, bot.token, { offset: 4, allowed_updates: [] });

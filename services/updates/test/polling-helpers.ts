@@ -3,7 +3,12 @@ import { keys } from "@starpost/shared";
 import { eventually, http, userMessage, type Platform, type Reply } from "@starpost/testkit";
 
 /** getUpdates as a raw GET with every parameter in the query string, the way most clients send it. */
-export function getUpdates(baseUrl: string, token: string, params: Record<string, unknown> = {}, signal?: AbortSignal): Promise<Reply> {
+export function getUpdates(
+  baseUrl: string,
+  token: string,
+  params: Record<string, unknown> = {},
+  signal?: AbortSignal,
+): Promise<Reply> {
   const query = new URLSearchParams(
     Object.entries(params).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)]),
   ).toString();

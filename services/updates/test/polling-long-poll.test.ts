@@ -65,7 +65,15 @@ describe("long polling", () => {
     const bot = await stack.platform.createBot();
     const poll = getUpdates(stack.gatewayUrl, bot.token, { timeout: 2 });
     await waitingPoll(stack.redis, bot.id);
-    const reaction = { message_reaction: { chat: { id: 5, type: "private" }, message_id: 1, date: 1, old_reaction: [], new_reaction: [] } };
+    const reaction = {
+      message_reaction: {
+        chat: { id: 5, type: "private" },
+        message_id: 1,
+        date: 1,
+        old_reaction: [],
+        new_reaction: [],
+      },
+    };
     const res = await stack.platform.pushUpdate(bot.id, reaction);
     expect(res.body.result).toEqual({ update_id: null, dropped: "not_allowed" });
     expect((await poll).body).toEqual({ ok: true, result: [] });
@@ -102,7 +110,11 @@ describe("long polling", () => {
         });
       });
     }
-    await eventually(async () => (await waiting()) === 0 && (await pollOwner(stack.redis, bot.id)) === null, 10_000, "no poll to be held");
+    await eventually(
+      async () => (await waiting()) === 0 && (await pollOwner(stack.redis, bot.id)) === null,
+      10_000,
+      "no poll to be held",
+    );
     const id = await push(stack.platform, bot.id, userMessage(5, "after"));
     expect(ids(await getUpdates(stack.gatewayUrl, bot.token, { timeout: 5 }))).toEqual([id]);
   });
@@ -112,7 +124,10 @@ describe("long polling", () => {
     const poll = getUpdates(stack.gatewayUrl, bot.token, { timeout: 20 });
     await waitingPoll(stack.redis, bot.id);
     // One call appends all three in one step, so the woken poll reads them all.
-    const pushed = await stack.platform.pushUpdate(bot.id, [1, 2, 3].map((i) => userMessage(5, `burst ${i}`)));
+    const pushed = await stack.platform.pushUpdate(
+      bot.id,
+      [1, 2, 3].map((i) => userMessage(5, `burst ${i}`)),
+    );
     expect(pushed.status).toBe(200);
     expect(ids(await poll)).toEqual([1, 2, 3]);
   });
@@ -127,9 +142,20 @@ describe("expiry", () => {
     const now = Date.now();
     const old = await appendUpdate(stack.redis, botId, "callback_query", callback, now - 151_000);
     const fresh = await appendUpdate(stack.redis, botId, "callback_query", callback, now - 149_000);
-    const oldMessage = await appendUpdate(stack.redis, botId, "message", userMessage(5, "old").message, now - 86_401_000);
+    const oldMessage = await appendUpdate(
+      stack.redis,
+      botId,
+      "message",
+      userMessage(5, "old").message,
+      now - 86_401_000,
+    );
     const message = await appendUpdate(stack.redis, botId, "message", userMessage(5, "new").message, now - 86_000_000);
-    expect([old, fresh, oldMessage, message].map((o) => o.outcome)).toEqual(["appended", "appended", "appended", "appended"]);
+    expect([old, fresh, oldMessage, message].map((o) => o.outcome)).toEqual([
+      "appended",
+      "appended",
+      "appended",
+      "appended",
+    ]);
     const res = await getUpdates(stack.gatewayUrl, bot.token);
     expect(ids(res)).toEqual([2, 4]);
     // Expired updates are deleted as they are met, so the log holds only live ones.

@@ -70,7 +70,9 @@ describe("getUpdates offsets", () => {
     await pushMessages(stack.platform, bot.id, 4);
     const json = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getUpdates`, { body: { offset: 2, limit: 1 } });
     expect(ids(json)).toEqual([2]);
-    const strings = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getUpdates`, { body: { offset: "3", limit: "1" } });
+    const strings = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getUpdates`, {
+      body: { offset: "3", limit: "1" },
+    });
     expect(ids(strings)).toEqual([3]);
     const form = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/getUpdates`, {
       body: "offset=4&limit=1",

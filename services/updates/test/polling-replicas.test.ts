@@ -15,7 +15,6 @@ afterAll(async () => {
   await a?.close();
 });
 
-
 describe("long polling across two updates processes", () => {
   it("a poll through B ends the one waiting through A with 409, then B gets the update pushed through A", async () => {
     const bot = await a.platform.createBot();

@@ -26,8 +26,17 @@ async function updatesWithWait(timeoutMs: number) {
   };
   const deliveryQueue = createDeliveryQueue(connect("wait-queue", true));
   const redis = connect("wait-updates");
-  const app = await buildApp({ redis, subscriber: connect("wait-sub"), deliveryQueue, logger, internalToken: "", allowPrivateNetworks: true, replicaWait: { replicas: 1, timeoutMs } });
-  const push = async (botId: number) => app.inject({ method: "POST", url: `/internal/platform/bots/${botId}/updates`, payload: userMessage(5, "hi") });
+  const app = await buildApp({
+    redis,
+    subscriber: connect("wait-sub"),
+    deliveryQueue,
+    logger,
+    internalToken: "",
+    allowPrivateNetworks: true,
+    replicaWait: { replicas: 1, timeoutMs },
+  });
+  const push = async (botId: number) =>
+    app.inject({ method: "POST", url: `/internal/platform/bots/${botId}/updates`, payload: userMessage(5, "hi") });
   return { app, push, close: async () => (await app.close(), await deliveryQueue.close()) };
 }
 
@@ -43,7 +52,11 @@ describe("REDIS_WAIT_REPLICAS=1", () => {
       replica = await startRedis({ replicaOf: stack.redisServer.port });
       const replicaClient = createRedis({ url: replica.url, logger: stack.logger, role: "replica-check" });
       clients.push(replicaClient);
-      await eventually(async () => (await replicaClient.info("replication")).includes("master_link_status:up"), 20_000, "the replica to sync");
+      await eventually(
+        async () => (await replicaClient.info("replication")).includes("master_link_status:up"),
+        20_000,
+        "the replica to sync",
+      );
       const confirmed = await u.push(bot.id);
       expect(confirmed.statusCode).toBe(200);
       const updateId = confirmed.json().result.update_id as number;

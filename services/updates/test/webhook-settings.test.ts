@@ -23,7 +23,11 @@ const URL_A = "http://127.0.0.1:9/hook";
 describe("setWebhook / deleteWebhook / getWebhookInfo", () => {
   it("answers the reference descriptions", async () => {
     const { id, api } = await newBot();
-    expect((await api("setWebhook", { url: URL_A })).body).toEqual({ ok: true, result: true, description: "Webhook was set" });
+    expect((await api("setWebhook", { url: URL_A })).body).toEqual({
+      ok: true,
+      result: true,
+      description: "Webhook was set",
+    });
     await liftSetLimit(id);
     expect((await api("setWebhook", { url: URL_A })).body.description).toBe("Webhook is already set");
     expect((await api("deleteWebhook")).body).toEqual({ ok: true, result: true, description: "Webhook was deleted" });
@@ -39,7 +43,12 @@ describe("setWebhook / deleteWebhook / getWebhookInfo", () => {
     await api("setWebhook", { url: URL_A });
     const r = await api("setWebhook", { url: "http://127.0.0.1:9/other" });
     expect(r.status).toBe(429);
-    expect(r.body).toEqual({ ok: false, error_code: 429, description: "Too Many Requests: retry after 1", parameters: { retry_after: 1 } });
+    expect(r.body).toEqual({
+      ok: false,
+      error_code: 429,
+      description: "Too Many Requests: retry after 1",
+      parameters: { retry_after: 1 },
+    });
     expect(r.headers["retry-after"]).toBe("1");
     // The limit is a key that expires after a second.
     expect(await stack.redis.pttl(keys.webhookSetLimit(id))).toBeGreaterThan(0);
@@ -50,25 +59,65 @@ describe("setWebhook / deleteWebhook / getWebhookInfo", () => {
 
   it("shows getWebhookInfo keys in the reference order and presence", async () => {
     const bot = await newBot();
-    expect((await bot.api("getWebhookInfo")).body).toEqual({ ok: true, result: { url: "", has_custom_certificate: false, pending_update_count: 0 } });
+    expect((await bot.api("getWebhookInfo")).body).toEqual({
+      ok: true,
+      result: { url: "", has_custom_certificate: false, pending_update_count: 0 },
+    });
     await stack.platform.pushUpdate(bot.id, [userMessage(1, "a"), userMessage(2, "b")]);
     await bot.api("setWebhook", { url: URL_A, max_connections: 7, allowed_updates: ["message", "chat_member"] });
     const info = (await bot.api("getWebhookInfo")).body.result;
-    expect(Object.keys(info)).toEqual(["url", "has_custom_certificate", "pending_update_count", "max_connections", "ip_address", "allowed_updates"]);
-    expect(info).toEqual({ url: URL_A, has_custom_certificate: false, pending_update_count: 2, max_connections: 7, ip_address: "127.0.0.1", allowed_updates: ["message", "chat_member"] });
+    expect(Object.keys(info)).toEqual([
+      "url",
+      "has_custom_certificate",
+      "pending_update_count",
+      "max_connections",
+      "ip_address",
+      "allowed_updates",
+    ]);
+    expect(info).toEqual({
+      url: URL_A,
+      has_custom_certificate: false,
+      pending_update_count: 2,
+      max_connections: 7,
+      ip_address: "127.0.0.1",
+      allowed_updates: ["message", "chat_member"],
+    });
     // The last error appears between pending_update_count and max_connections.
-    await stack.redis.hset(`sp:webhook-status:{b:${bot.id}}`, { last_error_date: "1700000000", last_error_message: "Connection refused" });
+    await stack.redis.hset(`sp:webhook-status:{b:${bot.id}}`, {
+      last_error_date: "1700000000",
+      last_error_message: "Connection refused",
+    });
     expect(Object.keys((await bot.api("getWebhookInfo")).body.result)).toEqual([
-      "url", "has_custom_certificate", "pending_update_count", "last_error_date", "last_error_message", "max_connections", "ip_address", "allowed_updates",
+      "url",
+      "has_custom_certificate",
+      "pending_update_count",
+      "last_error_date",
+      "last_error_message",
+      "max_connections",
+      "ip_address",
+      "allowed_updates",
     ]);
     // Set and delete clear it.
     await bot.api("deleteWebhook");
-    expect((await bot.api("getWebhookInfo")).body.result).toEqual({ url: "", has_custom_certificate: false, pending_update_count: 2, allowed_updates: ["message", "chat_member"] });
+    expect((await bot.api("getWebhookInfo")).body.result).toEqual({
+      url: "",
+      has_custom_certificate: false,
+      pending_update_count: 2,
+      allowed_updates: ["message", "chat_member"],
+    });
   });
 
   it("clamps max_connections to 1..100 (default 40) and shows a given ip_address", async () => {
     // Present values go through the reference's to_integer: "many" is 0, clamped to 1.
-    for (const [given, shown] of [[undefined, 40], [0, 1], [-5, 1], [1000, 100], ["17", 17], ["many", 1], ["", 40]] as const) {
+    for (const [given, shown] of [
+      [undefined, 40],
+      [0, 1],
+      [-5, 1],
+      [1000, 100],
+      ["17", 17],
+      ["many", 1],
+      ["", 40],
+    ] as const) {
       const { api } = await newBot();
       await api("setWebhook", { url: URL_A, ...(given === undefined ? {} : { max_connections: given }) });
       expect({ given, shown: (await api("getWebhookInfo")).body.result.max_connections }).toEqual({ given, shown });
@@ -108,7 +157,10 @@ describe("setWebhook / deleteWebhook / getWebhookInfo", () => {
       `--${boundary}\r\nContent-Disposition: form-data; name="max_connections"\r\n\r\n5\r\n` +
       `--${boundary}\r\nContent-Disposition: form-data; name="certificate"; filename="cert.pem"\r\nContent-Type: application/x-pem-file\r\n\r\n-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n\r\n` +
       `--${boundary}--\r\n`;
-    const r = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/setWebhook`, { body, contentType: `multipart/form-data; boundary=${boundary}` });
+    const r = await http(stack.gatewayUrl, "POST", `/bot${bot.token}/setWebhook`, {
+      body,
+      contentType: `multipart/form-data; boundary=${boundary}`,
+    });
     expect(r.body).toEqual({ ok: true, result: true, description: "Webhook was set" });
     const info = (await bot.api("getWebhookInfo")).body.result;
     expect(info).toMatchObject({ url: URL_A, has_custom_certificate: false, max_connections: 5 });
@@ -133,7 +185,9 @@ describe("setWebhook / deleteWebhook / getWebhookInfo", () => {
     await stack.platform.pushUpdate(bot.id, [userMessage(1, "kept 1"), userMessage(2, "kept 2")]);
     const conflict = await bot.api("getUpdates");
     expect(conflict.status).toBe(409);
-    expect(conflict.body.description).toBe("Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
+    expect(conflict.body.description).toBe(
+      "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+    );
     await bot.api("deleteWebhook");
     const r = await bot.api("getUpdates");
     expect(r.body.ok).toBe(true);
@@ -158,10 +212,23 @@ describe("the SSRF guard at setWebhook", () => {
     const queueConn = createRedis({ url: stack.redisServer.url, logger, role: "guard-queue", bullmq: true });
     const queue = createDeliveryQueue(queueConn);
     const subscriber = createRedis({ url: stack.redisServer.url, logger, role: "guard-sub" });
-    const app = await buildApp({ redis, subscriber, deliveryQueue: queue, logger, internalToken: "", allowPrivateNetworks: false });
+    const app = await buildApp({
+      redis,
+      subscriber,
+      deliveryQueue: queue,
+      logger,
+      internalToken: "",
+      allowPrivateNetworks: false,
+    });
     const bot = await stack.platform.createBot();
     const call = async (url: string) =>
-      (await app.inject({ method: "POST", url: "/internal/call/setWebhook", payload: { botId: String(bot.id), params: { url } } })).json();
+      (
+        await app.inject({
+          method: "POST",
+          url: "/internal/call/setWebhook",
+          payload: { botId: String(bot.id), params: { url } },
+        })
+      ).json();
     try {
       for (const [url, ip] of [
         ["http://127.0.0.1:8080/x", "127.0.0.1"],
@@ -173,10 +240,15 @@ describe("the SSRF guard at setWebhook", () => {
         ["https://[fd00::1]/x", "fd00::1"],
         ["http://localhost:3000/x", "127.0.0.1"],
       ]) {
-        expect({ url, body: await call(url!) }).toEqual({ url, body: bad(`Bad Request: bad webhook: IP address ${ip} is reserved`) });
+        expect({ url, body: await call(url!) }).toEqual({
+          url,
+          body: bad(`Bad Request: bad webhook: IP address ${ip} is reserved`),
+        });
         await liftSetLimit(bot.id);
       }
-      expect(await call("https://no-such-host.invalid/x")).toEqual(bad("Bad Request: bad webhook: Failed to resolve host: Name or service not known"));
+      expect(await call("https://no-such-host.invalid/x")).toEqual(
+        bad("Bad Request: bad webhook: Failed to resolve host: Name or service not known"),
+      );
     } finally {
       await app.close();
       await queue.close();

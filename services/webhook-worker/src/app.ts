@@ -63,10 +63,15 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const stop = new AbortController();
   const followUps = new Set<Promise<void>>();
 
-  deps.registry.gauge("starpost_webhook_queue_depth", "Drain jobs (one per bot with pending updates) by state", async () => {
-    const counts = await queue.counts("wait", "active", "delayed");
-    return Object.entries(counts).map(([state, n]) => [{ state }, n]);
-  }, ["state"]);
+  deps.registry.gauge(
+    "starpost_webhook_queue_depth",
+    "Drain jobs (one per bot with pending updates) by state",
+    async () => {
+      const counts = await queue.counts("wait", "active", "delayed");
+      return Object.entries(counts).map(([state, n]) => [{ state }, n]);
+    },
+    ["state"],
+  );
 
   const drainDeps = {
     redis,
@@ -82,16 +87,20 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const perShard = Math.max(1, Math.ceil(deps.concurrency / queue.all.length));
   const workers = queue.all.map(
     (q) =>
-      new Worker<DrainJob, DrainOutcome>(q.name, async (job) => new BotDrain(drainDeps, job.data.botId).run(stop.signal), {
-        connection: deps.connection,
-        prefix: keys.queuePrefix(),
-        concurrency: perShard,
-        lockDuration: deps.lockDurationMs,
-        stalledInterval: deps.stalledIntervalMs,
-        // A stalled drain (its worker died) is always run again, never failed.
-        maxStalledCount: Number.MAX_SAFE_INTEGER,
-        autorun: false,
-      }),
+      new Worker<DrainJob, DrainOutcome>(
+        q.name,
+        async (job) => new BotDrain(drainDeps, job.data.botId).run(stop.signal),
+        {
+          connection: deps.connection,
+          prefix: keys.queuePrefix(),
+          concurrency: perShard,
+          lockDuration: deps.lockDurationMs,
+          stalledInterval: deps.stalledIntervalMs,
+          // A stalled drain (its worker died) is always run again, never failed.
+          maxStalledCount: Number.MAX_SAFE_INTEGER,
+          autorun: false,
+        },
+      ),
   );
 
   /**

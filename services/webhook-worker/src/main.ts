@@ -1,5 +1,14 @@
 import { readFileSync } from "node:fs";
-import { createLogger, createRedis, loadConfig, onShutdown, Registry, ServiceClient, WorkerConfig, redisTarget } from "@starpost/shared";
+import {
+  createLogger,
+  createRedis,
+  loadConfig,
+  onShutdown,
+  Registry,
+  ServiceClient,
+  WorkerConfig,
+  redisTarget,
+} from "@starpost/shared";
 import { buildOpsApp, buildWorker } from "./app.ts";
 
 const config = loadConfig("webhook-worker", WorkerConfig);
@@ -16,7 +25,11 @@ try {
 
 const redis = createRedis({ ...redisTarget(config), logger, role: "worker" });
 const connection = createRedis({ ...redisTarget(config), logger, role: "worker-queue", bullmq: true });
-const services = new ServiceClient({ invoices: config.INVOICES_URL, updates: config.UPDATES_URL }, config.INTERNAL_TOKEN, config.INTERNAL_SOCKET_DIR);
+const services = new ServiceClient(
+  { invoices: config.INVOICES_URL, updates: config.UPDATES_URL },
+  config.INTERNAL_TOKEN,
+  config.INTERNAL_SOCKET_DIR,
+);
 const registry = new Registry("webhook-worker");
 const worker = buildWorker({
   redis,
@@ -41,10 +54,14 @@ const app = await buildOpsApp({ redis, logger, registry });
 await app.listen({ port: config.WORKER_PORT, host: config.HOST });
 worker.start();
 logger.info({ port: config.WORKER_PORT, concurrency: config.WORKER_CONCURRENCY }, "webhook worker started");
-onShutdown(logger, async () => {
-  await worker.close(); // finishes the requests in flight first
-  await app.close();
-  await services.close();
-  await connection.quit();
-  await redis.quit();
-}, { redis: [redis, connection] });
+onShutdown(
+  logger,
+  async () => {
+    await worker.close(); // finishes the requests in flight first
+    await app.close();
+    await services.close();
+    await connection.quit();
+    await redis.quit();
+  },
+  { redis: [redis, connection] },
+);

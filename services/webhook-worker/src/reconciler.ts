@@ -1,5 +1,12 @@
 import type { Redis } from "ioredis";
-import { keys, pendingCount, scheduleDrain, WEBHOOK_BOT_SHARDS, type DeliveryQueues, type Logger } from "@starpost/shared";
+import {
+  keys,
+  pendingCount,
+  scheduleDrain,
+  WEBHOOK_BOT_SHARDS,
+  type DeliveryQueues,
+  type Logger,
+} from "@starpost/shared";
 
 /**
  * Every few seconds, makes sure each bot with a webhook and pending updates has a drain job. It
@@ -32,11 +39,14 @@ export function startReconciler(opts: { redis: Redis; queue: DeliveryQueues; log
   function schedule() {
     if (stopped) return;
     // A little jitter keeps several workers from scanning in lockstep.
-    timer = setTimeout(() => {
-      running = pass()
-        .catch((err: Error) => logger.warn({ err: { message: err.message } }, "webhook reconciler pass failed"))
-        .finally(schedule);
-    }, intervalMs * (0.75 + Math.random() * 0.5));
+    timer = setTimeout(
+      () => {
+        running = pass()
+          .catch((err: Error) => logger.warn({ err: { message: err.message } }, "webhook reconciler pass failed"))
+          .finally(schedule);
+      },
+      intervalMs * (0.75 + Math.random() * 0.5),
+    );
     timer.unref();
   }
   schedule();

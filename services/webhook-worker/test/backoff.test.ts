@@ -23,13 +23,32 @@ describe("the retry schedule", () => {
   });
 
   it("obeys Retry-After (0–3600 s) and then carries on doubling", () => {
-    expect(schedule(5, () => 0, (i) => (i === 1 ? 30 : undefined))).toEqual([0, 30, 2, 4, 8]);
-    expect(schedule(2, () => 0, () => 99_999)).toEqual([3600, 3600]);
+    expect(
+      schedule(
+        5,
+        () => 0,
+        (i) => (i === 1 ? 30 : undefined),
+      ),
+    ).toEqual([0, 30, 2, 4, 8]);
+    expect(
+      schedule(
+        2,
+        () => 0,
+        () => 99_999,
+      ),
+    ).toEqual([3600, 3600]);
   });
 
   it("scales the doubling delays (WEBHOOK_BACKOFF_SCALE) but not Retry-After", () => {
     expect(schedule(4, () => 0, undefined, 0.01)).toEqual([0, 0.02, 0.04, 0.08]);
-    expect(schedule(2, () => 0, () => 5, 0.01)).toEqual([5, 5]);
+    expect(
+      schedule(
+        2,
+        () => 0,
+        () => 5,
+        0.01,
+      ),
+    ).toEqual([5, 5]);
   });
 
   it("drops an update whose lifetime ends before its next try", () => {
@@ -39,6 +58,12 @@ describe("the retry schedule", () => {
   });
 
   it("reads Retry-After as whole seconds only", () => {
-    expect([parseRetryAfter("7"), parseRetryAfter(" 0 "), parseRetryAfter("1.5"), parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT"), parseRetryAfter(undefined)]).toEqual([7, 0, 0, 0, 0]);
+    expect([
+      parseRetryAfter("7"),
+      parseRetryAfter(" 0 "),
+      parseRetryAfter("1.5"),
+      parseRetryAfter("Wed, 21 Oct 2015 07:28:00 GMT"),
+      parseRetryAfter(undefined),
+    ]).toEqual([7, 0, 0, 0, 0]);
   });
 });

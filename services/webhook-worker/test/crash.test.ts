@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botClient, metric, startReceiver, startTarget, userMessage, type Receiver, type Target } from "@starpost/testkit";
+import {
+  botClient,
+  metric,
+  startReceiver,
+  startTarget,
+  userMessage,
+  type Receiver,
+  type Target,
+} from "@starpost/testkit";
 
 /**
  * The delivery pool's crash guarantee with real OS processes: two workers, 10,000 updates over
@@ -20,7 +28,12 @@ beforeAll(async () => {
   local = await startTarget({
     workers: 2,
     env: { LOG_LEVEL: "warn" },
-    extraEnv: { WORKER_LOCK_MS: "3000", WORKER_STALLED_INTERVAL_MS: "1000", WEBHOOK_RECONCILE_MS: "1000", WEBHOOK_BACKOFF_SCALE: "0.01" },
+    extraEnv: {
+      WORKER_LOCK_MS: "3000",
+      WORKER_STALLED_INTERVAL_MS: "1000",
+      WEBHOOK_RECONCILE_MS: "1000",
+      WEBHOOK_BACKOFF_SCALE: "0.01",
+    },
   });
   receiver = await startReceiver({ host: local.receiverHost });
 }, 90_000);
@@ -39,7 +52,11 @@ describe("kill -9 of a webhook worker mid-run", () => {
     const secretOf = new Map<string, number>();
     for (const [i, bot] of bots.entries()) {
       secretOf.set(`crash_bot_${i}`, bot.id);
-      const set = await botClient(gatewayUrl, bot.token)("setWebhook", { url: receiver.url, secret_token: `crash_bot_${i}`, max_connections: 40 });
+      const set = await botClient(gatewayUrl, bot.token)("setWebhook", {
+        url: receiver.url,
+        secret_token: `crash_bot_${i}`,
+        max_connections: 40,
+      });
       expect(set.body.ok).toBe(true);
     }
     // 10 platform calls of 1000 updates (250 per bot each), chats 1..25 of every bot.
@@ -66,7 +83,11 @@ describe("kill -9 of a webhook worker mid-run", () => {
     expect(atKill).toBeLessThan(BOTS * PER_BOT); // really mid-run
 
     const total = BOTS * PER_BOT;
-    await receiver.waitFor((got) => new Set(got.map((g) => `${g.headers["x-platform-bot-api-secret-token"]}:${g.update.update_id}`)).size >= total, recoveryMs);
+    await receiver.waitFor(
+      (got) =>
+        new Set(got.map((g) => `${g.headers["x-platform-bot-api-secret-token"]}:${g.update.update_id}`)).size >= total,
+      recoveryMs,
+    );
     await new Promise((r) => setTimeout(r, 500)); // anything still arriving would be a surplus duplicate
 
     // Per bot and chat: the arrival order, with consecutive repeats removed, is exactly the ids pushed.
@@ -95,6 +116,7 @@ describe("kill -9 of a webhook worker mid-run", () => {
     // At most max_connections requests per bot were in flight.
     expect(duplicates).toBeLessThanOrEqual(BOTS * 40);
     expect(receiver.received.length).toBe(total + duplicates);
-    if (process.env.CRASH_TEST_REPORT) console.log({ counts, atKill, duplicates, recoveredInMs: Date.now() - killedAt });
+    if (process.env.CRASH_TEST_REPORT)
+      console.log({ counts, atKill, duplicates, recoveredInMs: Date.now() - killedAt });
   }, 240_000);
 });

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botClient, metricIn, startReceiver, startStack, userMessage, type Receiver, type TestStack } from "@starpost/testkit";
+import {
+  botClient,
+  metricIn,
+  startReceiver,
+  startStack,
+  userMessage,
+  type Receiver,
+  type TestStack,
+} from "@starpost/testkit";
 import { appendUpdate, keys } from "@starpost/shared";
 import { byChat, eventually, startWorker } from "./worker-harness.ts";
 
@@ -48,7 +56,11 @@ describe("webhook delivery", () => {
   it("POSTs each update as JSON with the secret in both headers, then confirms it", async () => {
     const bot = await newBot();
     const r = await receiver();
-    expect((await bot.api("setWebhook", { url: r.url, secret_token: "s3cr3t_-X" })).body).toEqual({ ok: true, result: true, description: "Webhook was set" });
+    expect((await bot.api("setWebhook", { url: r.url, secret_token: "s3cr3t_-X" })).body).toEqual({
+      ok: true,
+      result: true,
+      description: "Webhook was set",
+    });
     const pushed = await stack.platform.pushUpdate(bot.id, userMessage(42, "hello"));
     await r.waitFor((got) => got.length === 1);
     const [req] = r.received;
@@ -112,12 +124,18 @@ describe("webhook delivery", () => {
     await first.close();
     await bot.api("setWebhook", { url: first.url });
     await stack.platform.pushUpdate(bot.id, messages(40, 4));
-    await eventually(async () => (await bot.api("getWebhookInfo")).body.result.last_error_message === "Connection refused");
+    await eventually(
+      async () => (await bot.api("getWebhookInfo")).body.result.last_error_message === "Connection refused",
+    );
     const down = (await bot.api("getWebhookInfo")).body.result;
     expect(down.pending_update_count).toBe(40);
     const back = await receiver({ port });
     await back.waitFor((got) => got.length >= 40, 30_000);
-    expectInOrder(back.received.map((g) => g.update), 4, 10);
+    expectInOrder(
+      back.received.map((g) => g.update),
+      4,
+      10,
+    );
     await eventually(async () => (await bot.api("getWebhookInfo")).body.result.pending_update_count === 0);
     // The last error stays until the webhook is set or deleted again.
     expect((await bot.api("getWebhookInfo")).body.result.last_error_message).toBe("Connection refused");
@@ -125,12 +143,16 @@ describe("webhook delivery", () => {
 
   it("waits as long as Retry-After asks", async () => {
     const bot = await newBot();
-    const r = await receiver({ answer: (_req, n) => (n === 1 ? { status: 429, headers: { "retry-after": "1" } } : undefined) });
+    const r = await receiver({
+      answer: (_req, n) => (n === 1 ? { status: 429, headers: { "retry-after": "1" } } : undefined),
+    });
     await bot.api("setWebhook", { url: r.url });
     await stack.platform.pushUpdate(bot.id, userMessage(5, "later"));
     await r.waitFor((got) => got.length === 2);
     expect(r.received[1]!.at - r.received[0]!.at).toBeGreaterThanOrEqual(950);
-    expect((await bot.api("getWebhookInfo")).body.result.last_error_message).toBe("Wrong response from the webhook: 429 Too Many Requests");
+    expect((await bot.api("getWebhookInfo")).body.result.last_error_message).toBe(
+      "Wrong response from the webhook: 429 Too Many Requests",
+    );
   });
 
   it("gives up on an answer after the timeout with 'Read timeout expired'", async () => {
@@ -148,24 +170,50 @@ describe("webhook delivery", () => {
     const dropped = await counted("starpost_webhook_dropped_total");
     await bot.api("setWebhook", { url: r.url });
     // A callback query (150 s lifetime) created 149 s ago: the 5 s Retry-After outlives it.
-    await appendUpdate(stack.redis, String(bot.id), "callback_query", { id: "q1", from: { id: 9, is_bot: false, first_name: "A" }, chat_instance: "1", data: "x" }, Date.now() - 149_000);
+    await appendUpdate(
+      stack.redis,
+      String(bot.id),
+      "callback_query",
+      { id: "q1", from: { id: 9, is_bot: false, first_name: "A" }, chat_instance: "1", data: "x" },
+      Date.now() - 149_000,
+    );
     await stack.platform.pushUpdate(bot.id, userMessage(9, "kick"));
     await eventually(async () => (await bot.api("getWebhookInfo")).body.result.pending_update_count === 1);
     expect(r.received.filter((g) => g.update.callback_query)).toHaveLength(1);
-    await eventually(async () => (await counted("starpost_webhook_dropped_total")) === dropped + 1, 10_000, "the drop to be counted");
+    await eventually(
+      async () => (await counted("starpost_webhook_dropped_total")) === dropped + 1,
+      10_000,
+      "the drop to be counted",
+    );
   });
 
   it("runs a method found in a 2xx answer for the bot (sendInvoice)", async () => {
     const bot = await newBot();
-    const invoice = { method: "sendInvoice", chat_id: 77, title: "Pack", description: "A pack", payload: "from-webhook-answer", currency: "XTR", prices: [{ label: "Pack", amount: 5 }] };
+    const invoice = {
+      method: "sendInvoice",
+      chat_id: 77,
+      title: "Pack",
+      description: "A pack",
+      payload: "from-webhook-answer",
+      currency: "XTR",
+      prices: [{ label: "Pack", amount: 5 }],
+    };
     const r = await receiver({ answer: (_req, n) => (n === 1 ? { body: JSON.stringify(invoice) } : undefined) });
     const ran = await counted("starpost_webhook_reply_methods_total", 'result="ok"');
     await bot.api("setWebhook", { url: r.url });
     await stack.platform.pushUpdate(bot.id, userMessage(77, "buy"));
     await r.waitFor((got) => got.length === 1);
-    await eventually(async () => Object.values(await stack.redis.hgetall(keys.messages(bot.id))).some((m) => m.includes("Pack")), 10_000, "the invoice message");
+    await eventually(
+      async () => Object.values(await stack.redis.hgetall(keys.messages(bot.id))).some((m) => m.includes("Pack")),
+      10_000,
+      "the invoice message",
+    );
     // The worker counts the method once its answer is back, which may be after the message is stored.
-    await eventually(async () => (await counted("starpost_webhook_reply_methods_total", 'result="ok"')) === ran + 1, 10_000, "the method to be counted");
+    await eventually(
+      async () => (await counted("starpost_webhook_reply_methods_total", 'result="ok"')) === ran + 1,
+      10_000,
+      "the method to be counted",
+    );
   });
 
   it("refuses to run get*, setWebhook and deleteWebhook found in an answer", async () => {
@@ -176,7 +224,11 @@ describe("webhook delivery", () => {
     await stack.platform.pushUpdate(bot.id, [userMessage(3, "a"), userMessage(3, "b")]);
     await r.waitFor((got) => got.length === 2);
     // Both answers were looked at (and refused) before the webhook is checked.
-    await eventually(async () => (await counted("starpost_webhook_reply_methods_total", 'result="refused"')) === refused + 2, 10_000, "both answers to be refused");
+    await eventually(
+      async () => (await counted("starpost_webhook_reply_methods_total", 'result="refused"')) === refused + 2,
+      10_000,
+      "both answers to be refused",
+    );
     expect((await bot.api("getWebhookInfo")).body.result.url).toBe(r.url);
   });
 
@@ -192,7 +244,11 @@ describe("webhook delivery", () => {
     const next = await receiver();
     await stack.redis.del(keys.webhookSetLimit(bot.id)); // instead of waiting out the 1 s setWebhook limit
     expect((await bot.api("setWebhook", { url: next.url })).body.ok).toBe(true);
-    await eventually(async () => (await bot.api("getWebhookInfo")).body.result.pending_update_count === 0, 20_000, "the rest to reach the next webhook");
+    await eventually(
+      async () => (await bot.api("getWebhookInfo")).body.result.pending_update_count === 0,
+      20_000,
+      "the rest to reach the next webhook",
+    );
     // One drain runs per bot: the next webhook's drain starts only after the old one has ended, so
     // the old receiver was sent nothing after the next one's first update.
     const firstNext = Math.min(...next.received.map((g) => g.at));

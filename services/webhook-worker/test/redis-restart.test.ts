@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botClient, startReceiver, startRedis, startStack, userMessage, type Receiver, type RedisServer, type TestStack } from "@starpost/testkit";
+import {
+  botClient,
+  startReceiver,
+  startRedis,
+  startStack,
+  userMessage,
+  type Receiver,
+  type RedisServer,
+  type TestStack,
+} from "@starpost/testkit";
 import { byChat, eventually, startWorker } from "./worker-harness.ts";
 
 /**
@@ -30,9 +39,16 @@ describe("a Redis restart from its append-only file", () => {
     const bot = await stack.platform.createBot();
     const api = botClient(stack.gatewayUrl, bot.token);
     await api("setWebhook", { url: receiver.url });
-    const pushed = await stack.platform.pushUpdate(bot.id, Array.from({ length: 60 }, (_, i) => userMessage(1 + (i % 3), `m${i}`)));
+    const pushed = await stack.platform.pushUpdate(
+      bot.id,
+      Array.from({ length: 60 }, (_, i) => userMessage(1 + (i % 3), `m${i}`)),
+    );
     expect(pushed.status).toBe(200);
-    await eventually(async () => (await api("getWebhookInfo")).body.result.last_error_message === "Wrong response from the webhook: 502 Bad Gateway");
+    await eventually(
+      async () =>
+        (await api("getWebhookInfo")).body.result.last_error_message ===
+        "Wrong response from the webhook: 502 Bad Gateway",
+    );
 
     await redisServer.restart({ kill: true });
     const switchAt = receiver.received.length;

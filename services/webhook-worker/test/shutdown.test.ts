@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botClient, startLocalStack, startReceiver, userMessage, type LocalStack, type Receiver } from "@starpost/testkit";
+import {
+  botClient,
+  startLocalStack,
+  startReceiver,
+  userMessage,
+  type LocalStack,
+  type Receiver,
+} from "@starpost/testkit";
 import { eventually } from "./worker-harness.ts";
 
 /** SIGTERM: a worker answers its in-flight request's outcome, confirms it, and hands the rest over. */

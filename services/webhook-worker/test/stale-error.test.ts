@@ -18,7 +18,13 @@ afterAll(async () => {
 
 const URL_A = "http://127.0.0.1:9/a";
 const URL_B = "http://127.0.0.1:9/b";
-const failure = (generation: string, message: string) => ({ generation, updateId: 1, message, retry: { fails: 1, delay: 2, wakeupAt: Date.now() + 2000 }, now: Date.now() });
+const failure = (generation: string, message: string) => ({
+  generation,
+  updateId: 1,
+  message,
+  retry: { fails: 1, delay: 2, wakeupAt: Date.now() + 2000 },
+  now: Date.now(),
+});
 
 describe("a delivery failure that lands after the webhook changed", () => {
   it("is not recorded once the webhook is deleted, nor once it is set anew", async () => {
@@ -31,7 +37,11 @@ describe("a delivery failure that lands after the webhook changed", () => {
     // A drain's request to the first webhook fails after deleteWebhook answered.
     await api("deleteWebhook");
     await recordFailure(redis, botId, failure(first, "Connection refused"));
-    expect((await api("getWebhookInfo")).body.result).toEqual({ url: "", has_custom_certificate: false, pending_update_count: 0 });
+    expect((await api("getWebhookInfo")).body.result).toEqual({
+      url: "",
+      has_custom_certificate: false,
+      pending_update_count: 0,
+    });
 
     // ... or after a new setWebhook answered: the new webhook shows no error of the old one.
     await redis.del(keys.webhookSetLimit(botId)); // the once-a-second limit is not under test here

@@ -28,9 +28,40 @@ beforeAll(async () => {
   openssl("req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2", "-subj", "/CN=starpost test CA");
   openssl("req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1");
   writeFileSync(join(dir, "san.ext"), "subjectAltName=IP:127.0.0.1\n");
-  openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.crt", "-days", "2", "-extfile", "san.ext");
-  openssl("req", "-x509", ...ec, "-keyout", "self.key", "-out", "self.crt", "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1");
-  for (const f of ["ca.crt", "server.key", "server.crt", "self.key", "self.crt"]) pem[f] = readFileSync(join(dir, f), "utf8");
+  openssl(
+    "x509",
+    "-req",
+    "-in",
+    "server.csr",
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    "server.crt",
+    "-days",
+    "2",
+    "-extfile",
+    "san.ext",
+  );
+  openssl(
+    "req",
+    "-x509",
+    ...ec,
+    "-keyout",
+    "self.key",
+    "-out",
+    "self.crt",
+    "-days",
+    "2",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1",
+  );
+  for (const f of ["ca.crt", "server.key", "server.crt", "self.key", "self.crt"])
+    pem[f] = readFileSync(join(dir, f), "utf8");
   const bundle = `${readFileSync("/etc/ssl/certs/ca-certificates.crt", "utf8")}\n${pem["ca.crt"]}`;
   stack = await startStack();
   worker = startWorker(stack, { sender: { ca: bundle } });

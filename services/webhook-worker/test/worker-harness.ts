@@ -3,9 +3,17 @@ import type { TestStack } from "@starpost/testkit";
 import { buildWorker, type DeliveryWorkerDeps } from "../src/app.ts";
 
 /** A delivery worker in this process on the stack's Redis, with test-friendly timings. */
-export function startWorker(stack: TestStack, overrides: Partial<Omit<DeliveryWorkerDeps, "sender">> & { sender?: Partial<DeliveryWorkerDeps["sender"]> } = {}) {
+export function startWorker(
+  stack: TestStack,
+  overrides: Partial<Omit<DeliveryWorkerDeps, "sender">> & { sender?: Partial<DeliveryWorkerDeps["sender"]> } = {},
+) {
   const redis = createRedis({ url: stack.redisServer.url, logger: stack.logger, role: "test-worker" });
-  const connection = createRedis({ url: stack.redisServer.url, logger: stack.logger, role: "test-worker-queue", bullmq: true });
+  const connection = createRedis({
+    url: stack.redisServer.url,
+    logger: stack.logger,
+    role: "test-worker-queue",
+    bullmq: true,
+  });
   const services = new ServiceClient({ invoices: stack.invoicesUrl, updates: stack.updatesUrl }, "test-internal-token");
   const registry = new Registry("webhook-worker");
   const { sender, ...rest } = overrides;

@@ -48,7 +48,9 @@ const sources = new Map<string, string>();
 function source(url: URL): string {
   let lua = sources.get(url.href);
   if (lua === undefined) {
-    lua = readFileSync(url, "utf8").replace(/^--!include (\S+)$/gm, (_, file: string) => source(new URL(`./${file}`, import.meta.url)));
+    lua = readFileSync(url, "utf8").replace(/^--!include (\S+)$/gm, (_, file: string) =>
+      source(new URL(`./${file}`, import.meta.url)),
+    );
     sources.set(url.href, lua);
   }
   return lua;

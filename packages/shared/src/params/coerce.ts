@@ -58,7 +58,9 @@ export function toInt64Exact(text: string): bigint | undefined {
 export const requiredString = (name: string) =>
   z.preprocess(
     asText,
-    z.string({ error: () => Errors.paramRequired(name).description }).min(1, { error: () => Errors.paramRequired(name).description }),
+    z
+      .string({ error: () => Errors.paramRequired(name).description })
+      .min(1, { error: () => Errors.paramRequired(name).description }),
   );
 
 /** An optional string parameter ("" counts as absent). A JSON `null` or object is its text, as in the reference. */
@@ -68,7 +70,8 @@ export const optionalString = () => z.preprocess((v) => (isAbsent(v) ? undefined
  * An int32 read like the reference's `get_integer_arg`: absent means the default (undefined
  * here), anything else goes through `to_integer`, never an error. Callers clamp.
  */
-export const looseInt = () => z.preprocess((v) => (isAbsent(v) ? undefined : toInt32(asText(v)!)), z.number().optional());
+export const looseInt = () =>
+  z.preprocess((v) => (isAbsent(v) ? undefined : toInt32(asText(v)!)), z.number().optional());
 
 /**
  * A required int64 id read with `to_integer<int64>` (trailing garbage ignored, " 5" is 0), kept as
@@ -82,7 +85,10 @@ export const int64Id = (name: string) =>
 
 /** The reference's `to_bool`: "true", "yes" or "1" in any case (no spaces) is true, anything else false. */
 export const boolParam = () =>
-  z.preprocess((v) => (isAbsent(v) ? undefined : ["true", "yes", "1"].includes(asText(v)!.toLowerCase())), z.boolean().optional());
+  z.preprocess(
+    (v) => (isAbsent(v) ? undefined : ["true", "yes", "1"].includes(asText(v)!.toLowerCase())),
+    z.boolean().optional(),
+  );
 
 /** Parses a JSON-serialized parameter; values that did not come as text pass as they are. */
 export function fromJson(v: unknown): unknown {

@@ -55,9 +55,22 @@ export function parseEntities(input: string, mode: ParseMode): ParsedText {
 }
 
 const HTML_TAGS: Record<string, string | undefined> = {
-  b: "bold", strong: "bold", i: "italic", em: "italic", u: "underline", ins: "underline",
-  s: "strikethrough", strike: "strikethrough", del: "strikethrough", "tg-spoiler": "spoiler", span: "spoiler",
-  code: "code", pre: "pre", a: "text_link", blockquote: "blockquote", "tg-emoji": undefined,
+  b: "bold",
+  strong: "bold",
+  i: "italic",
+  em: "italic",
+  u: "underline",
+  ins: "underline",
+  s: "strikethrough",
+  strike: "strikethrough",
+  del: "strikethrough",
+  "tg-spoiler": "spoiler",
+  span: "spoiler",
+  code: "code",
+  pre: "pre",
+  a: "text_link",
+  blockquote: "blockquote",
+  "tg-emoji": undefined,
 };
 const HTML_ENTITIES: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"' };
 const isSpace = (c: string | undefined) => c === " " || c === "\t" || c === "\r" || c === "\n";
@@ -73,7 +86,8 @@ function decodeHtmlEntity(s: string, i: number): { value: string; next: number }
   else value = HTML_ENTITIES[body];
   return value === undefined ? undefined : { value, next: i + m[0].length };
 }
-const safeCodePoint = (n: number) => (n > 0 && n <= 0x10ffff && (n < 0xd800 || n > 0xdfff) ? String.fromCodePoint(n) : undefined);
+const safeCodePoint = (n: number) =>
+  n > 0 && n <= 0x10ffff && (n < 0xd800 || n > 0xdfff) ? String.fromCodePoint(n) : undefined;
 
 function parseHtml(s: string): ParsedText {
   let text = "";
@@ -104,7 +118,8 @@ function parseHtml(s: string): ParsedText {
       while (isSpace(s[j])) j++;
       if (s[j] !== ">") fail(`Unclosed end tag at byte offset ${at}`);
       const top = open.pop()!;
-      if (name !== "" && name !== top.tag) fail(`Unmatched end tag at byte offset ${at}, expected "</${top.tag}>", found "</${name}>"`);
+      if (name !== "" && name !== top.tag)
+        fail(`Unmatched end tag at byte offset ${at}, expected "</${top.tag}>", found "</${name}>"`);
       closeHtmlEntity(top, text.length, entities, open);
       i = j + 1;
       continue;
@@ -146,7 +161,8 @@ function parseHtml(s: string): ParsedText {
       }
       attrs[attr] = value;
     }
-    if (tag === "span" && attrs.class !== "tg-spoiler") fail(`Tag "span" must have class "tg-spoiler" at byte offset ${at}`);
+    if (tag === "span" && attrs.class !== "tg-spoiler")
+      fail(`Tag "span" must have class "tg-spoiler" at byte offset ${at}`);
     const entry: (typeof open)[number] = { tag, offset: text.length };
     if (tag === "a" && attrs.href !== undefined) entry.url = attrs.href;
     if (tag === "code" && attrs.class?.startsWith("language-")) entry.language = attrs.class.slice("language-".length);
@@ -159,7 +175,7 @@ function parseHtml(s: string): ParsedText {
 
 function decodeAttribute(v: string): string {
   let out = "";
-  for (let i = 0; i < v.length; ) {
+  for (let i = 0; i < v.length;) {
     const d = v[i] === "&" ? decodeHtmlEntity(v, i) : undefined;
     if (d) {
       out += d.value;
@@ -193,14 +209,26 @@ function closeHtmlEntity(
 
 function mergePreCode(entities: MessageEntity[]): MessageEntity[] {
   return entities.filter(
-    (e) => !(e.type === "pre" && e.language === undefined && entities.some((o) => o !== e && o.type === "pre" && o.offset === e.offset && o.length === e.length)),
+    (e) =>
+      !(
+        e.type === "pre" &&
+        e.language === undefined &&
+        entities.some((o) => o !== e && o.type === "pre" && o.offset === e.offset && o.length === e.length)
+      ),
   );
 }
 
 const V2_RESERVED = "_*[]()~`>#+-=|{}.!";
 const V2_NAMES: Record<string, string> = {
-  bold: "Bold", italic: "Italic", underline: "Underline", strikethrough: "Strikethrough",
-  spoiler: "Spoiler", code: "Code", pre: "Pre", precode: "PreCode", text_link: "TextUrl",
+  bold: "Bold",
+  italic: "Italic",
+  underline: "Underline",
+  strikethrough: "Strikethrough",
+  spoiler: "Spoiler",
+  code: "Code",
+  pre: "Pre",
+  precode: "PreCode",
+  text_link: "TextUrl",
 };
 
 /** Skips the language of a ``` block (td: a word followed by more text) and one leading line break. */
@@ -266,7 +294,13 @@ function parseMarkdownV2(s: string): ParsedText {
         language = start.language;
         i = start.i;
       } else {
-        const simple: Record<string, string> = { _: "italic", "*": "bold", "~": "strikethrough", "[": "text_link", "`": "code" };
+        const simple: Record<string, string> = {
+          _: "italic",
+          "*": "bold",
+          "~": "strikethrough",
+          "[": "text_link",
+          "`": "code",
+        };
         if (!(c in simple)) fail(`Character '${c}' is reserved and must be escaped with the preceding '\\'`);
         kind = simple[c]!;
         i++;
@@ -276,7 +310,12 @@ function parseMarkdownV2(s: string): ParsedText {
     }
     const entity = open.pop()!;
     const length = text.length - entity.offset;
-    i += entity.kind === "underline" || entity.kind === "spoiler" ? 2 : entity.kind === "pre" || entity.kind === "precode" ? 3 : 1;
+    i +=
+      entity.kind === "underline" || entity.kind === "spoiler"
+        ? 2
+        : entity.kind === "pre" || entity.kind === "precode"
+          ? 3
+          : 1;
     if (entity.kind === "text_link") {
       let url: string;
       if (s[i] !== "(") url = text.slice(entity.offset);
@@ -295,11 +334,13 @@ function parseMarkdownV2(s: string): ParsedText {
         i++;
       }
       const checked = checkUrl(url);
-      if (length > 0 && checked !== undefined) entities.push({ type: "text_link", offset: entity.offset, length, url: checked });
+      if (length > 0 && checked !== undefined)
+        entities.push({ type: "text_link", offset: entity.offset, length, url: checked });
       continue;
     }
     if (length === 0) continue;
-    if (entity.kind === "precode") entities.push({ type: "pre", offset: entity.offset, length, language: entity.language! });
+    if (entity.kind === "precode")
+      entities.push({ type: "pre", offset: entity.offset, length, language: entity.language! });
     else entities.push({ type: entity.kind, offset: entity.offset, length });
   }
   if (open.length > 0) {

@@ -1,6 +1,16 @@
 import { z } from "zod";
 import { Errors, type BotApiError } from "../errors.ts";
-import { asText, boolParam, fromJson, int64Id, INVALID_JSON, looseInt, optionalString, requiredString, toInteger } from "./coerce.ts";
+import {
+  asText,
+  boolParam,
+  fromJson,
+  int64Id,
+  INVALID_JSON,
+  looseInt,
+  optionalString,
+  requiredString,
+  toInteger,
+} from "./coerce.ts";
 
 /**
  * Parameters of the Stars methods (owned by services/invoices). The official server checks a
@@ -22,7 +32,8 @@ function parsePrices(raw: unknown): LabeledPrice[] | BotApiError {
   if (!Array.isArray(value)) return Errors.pricesNotArray();
   const prices: LabeledPrice[] = [];
   for (const item of value) {
-    if (typeof item !== "object" || item === null || Array.isArray(item)) return Errors.labeledPrice("LabeledPrice must be an Object");
+    if (typeof item !== "object" || item === null || Array.isArray(item))
+      return Errors.labeledPrice("LabeledPrice must be an Object");
     const { label, amount } = item as Record<string, unknown>;
     if (label === undefined) return Errors.labeledPrice('Can\'t find field "label"');
     if (typeof label !== "string") return Errors.labeledPrice('Field "label" must be of type String');
@@ -30,7 +41,8 @@ function parsePrices(raw: unknown): LabeledPrice[] | BotApiError {
     if (amount === undefined) return Errors.labeledPrice('Can\'t find field "amount"');
     // td's JSON reader takes a long as a number or a numeric string.
     const n = typeof amount === "string" && /^-?\d+$/.test(amount) ? Number(amount) : amount;
-    if (typeof n !== "number" || !Number.isSafeInteger(n)) return Errors.labeledPrice('Field "amount" must be a valid Number');
+    if (typeof n !== "number" || !Number.isSafeInteger(n))
+      return Errors.labeledPrice('Field "amount" must be a valid Number');
     prices.push({ label, amount: n });
   }
   if (prices.length === 0) return Errors.noPrices();
@@ -95,7 +107,8 @@ function parseTips(raw: unknown, maxTip: number): number[] | BotApiError {
   const tips: number[] = [];
   for (const t of raw) {
     const n = typeof t === "string" && /^-?\d+$/.test(t) ? Number(t) : t;
-    if (typeof n !== "number" || !Number.isSafeInteger(n)) return Errors.tipsInvalid("suggested tip amount must be a Number");
+    if (typeof n !== "number" || !Number.isSafeInteger(n))
+      return Errors.tipsInvalid("suggested tip amount must be a Number");
     tips.push(n);
   }
   if (tips.length > MAX_SUGGESTED_TIPS) return Errors.tipsInvalid("there can be at most 4 suggested tip amounts");
@@ -131,7 +144,8 @@ export function checkProduct(p: ProductInput): Product | BotApiError {
   // starpost takes Stars only (spec 4.1): any provider or another currency is refused.
   if (p.currency !== "XTR" || (p.provider_token ?? "") !== "") return Errors.paymentProviderInvalid();
   const prices = p.prices as LabeledPrice[];
-  if (maxTip > 0 || tips.length > 0 || prices.length !== 1 || prices[0]!.amount <= 0) return Errors.starsInvoiceInvalid();
+  if (maxTip > 0 || tips.length > 0 || prices.length !== 1 || prices[0]!.amount <= 0)
+    return Errors.starsInvoiceInvalid();
   return {
     title: p.title,
     description: p.description,
@@ -151,16 +165,19 @@ const MAX_CALLBACK_DATA_BYTES = 64;
 /** An inline keyboard (any buttons); other reply markups (reply keyboards) are accepted and not shown. */
 export function checkInlineKeyboard(raw: unknown): InlineKeyboardMarkup | undefined | BotApiError {
   if (raw === undefined) return undefined;
-  if (raw === INVALID_JSON || typeof raw !== "object" || raw === null || Array.isArray(raw)) return Errors.replyMarkupJson();
+  if (raw === INVALID_JSON || typeof raw !== "object" || raw === null || Array.isArray(raw))
+    return Errors.replyMarkupJson();
   const rows = (raw as Record<string, unknown>).inline_keyboard;
   if (rows === undefined) return undefined;
   if (!Array.isArray(rows) || !rows.every((r) => Array.isArray(r))) return Errors.replyMarkupJson();
   const keyboard = (rows as unknown[][]).filter((r) => r.length > 0);
   for (const row of keyboard) {
     for (const b of row) {
-      if (typeof b !== "object" || b === null || typeof (b as Record<string, unknown>).text !== "string") return Errors.replyMarkupJson();
+      if (typeof b !== "object" || b === null || typeof (b as Record<string, unknown>).text !== "string")
+        return Errors.replyMarkupJson();
       const data = (b as Record<string, unknown>).callback_data;
-      if (data !== undefined && (typeof data !== "string" || Buffer.byteLength(data) > MAX_CALLBACK_DATA_BYTES)) return Errors.buttonDataInvalid();
+      if (data !== undefined && (typeof data !== "string" || Buffer.byteLength(data) > MAX_CALLBACK_DATA_BYTES))
+        return Errors.buttonDataInvalid();
     }
   }
   return keyboard.length === 0 ? undefined : { inline_keyboard: keyboard as Record<string, unknown>[][] };
@@ -182,7 +199,8 @@ export interface ReplyParameters {
 
 export function checkReplyParameters(raw: unknown): ReplyParameters | undefined | BotApiError {
   if (raw === undefined) return undefined;
-  if (raw === INVALID_JSON || typeof raw !== "object" || raw === null || Array.isArray(raw)) return Errors.replyParametersJson();
+  if (raw === INVALID_JSON || typeof raw !== "object" || raw === null || Array.isArray(raw))
+    return Errors.replyParametersJson();
   const r = raw as Record<string, unknown>;
   const id = typeof r.message_id === "string" && /^\d+$/.test(r.message_id) ? Number(r.message_id) : r.message_id;
   if (typeof id !== "number" || !Number.isSafeInteger(id)) return Errors.replyParametersJson();

@@ -2,7 +2,15 @@ import { z } from "zod";
 import { Errors, type BotApiError } from "../errors.ts";
 import { INVALID_JSON, looseInt, optionalString } from "./coerce.ts";
 import { parseEntities, type MessageEntity, type ParseMode } from "./entities.ts";
-import { chatIdParam, checkInlineKeyboard, checkReplyParameters, fail, isError, rawJson, sendingShape } from "./invoices.ts";
+import {
+  chatIdParam,
+  checkInlineKeyboard,
+  checkReplyParameters,
+  fail,
+  isError,
+  rawJson,
+  sendingShape,
+} from "./invoices.ts";
 
 /**
  * Parameters of the message methods (owned by services/invoices, which also owns the chats'
@@ -20,7 +28,8 @@ function checkEntities(raw: unknown): MessageEntity[] | BotApiError {
   for (const e of raw) {
     if (typeof e !== "object" || e === null) return Errors.entitiesJson();
     const r = e as Record<string, unknown>;
-    if (typeof r.type !== "string" || !Number.isSafeInteger(r.offset) || !Number.isSafeInteger(r.length)) return Errors.entitiesJson();
+    if (typeof r.type !== "string" || !Number.isSafeInteger(r.offset) || !Number.isSafeInteger(r.length))
+      return Errors.entitiesJson();
     const entity: Record<string, unknown> = {};
     for (const k of ENTITY_FIELDS) if (r[k] !== undefined) entity[k] = r[k];
     out.push(entity as unknown as MessageEntity);
@@ -50,7 +59,10 @@ function checkText(text: string | undefined, parseMode: string | undefined, rawE
 
 const textShape = {
   chat_id: chatIdParam(),
-  text: z.preprocess((v) => (v === "" || v === null ? undefined : typeof v === "number" ? String(v) : v), z.string().optional().catch(undefined)),
+  text: z.preprocess(
+    (v) => (v === "" || v === null ? undefined : typeof v === "number" ? String(v) : v),
+    z.string().optional().catch(undefined),
+  ),
   parse_mode: optionalString(),
   entities: rawJson(),
   reply_markup: rawJson(),

@@ -24,7 +24,10 @@ export const ChatBody = z.object({
     error: () => Errors.chatInvalid('type must be "private", "group", "supergroup" or "channel"').description,
   }),
   title: name.optional(),
-  username: z.string().regex(/^[A-Za-z0-9_]{4,32}$/, { error: () => Errors.chatInvalid("bad username").description }).optional(),
+  username: z
+    .string()
+    .regex(/^[A-Za-z0-9_]{4,32}$/, { error: () => Errors.chatInvalid("bad username").description })
+    .optional(),
   first_name: name.optional(),
   last_name: name.optional(),
 });
@@ -40,12 +43,14 @@ export const PaymentBody = z.object({
 export type PaymentBody = z.infer<typeof PaymentBody>;
 
 export const LinkPaymentBody = z.object({
-  link: z.string({ error: () => Errors.platformParamInvalid("link must be an invoice link").description }).min(1).max(64),
+  link: z
+    .string({ error: () => Errors.platformParamInvalid("link must be an invoice link").description })
+    .min(1)
+    .max(64),
   user: PaymentBody.shape.user,
   idempotency_key: PaymentBody.shape.idempotency_key,
 });
 export type LinkPaymentBody = z.infer<typeof LinkPaymentBody>;
-
 
 /** A user as the platform describes one (the sender of a message or a press). */
 const PlatformUser = z.looseObject({
@@ -59,8 +64,11 @@ const PlatformUser = z.looseObject({
 export type PlatformUser = z.infer<typeof PlatformUser>;
 
 export const UserMessageBody = z.object({
-  text: z.string({ error: () => Errors.platformParamInvalid("text must be a string of 1-4096 characters").description })
-    .refine((t) => t.length > 0 && [...t].length <= 4096, { error: () => Errors.platformParamInvalid("text must be a string of 1-4096 characters").description }),
+  text: z
+    .string({ error: () => Errors.platformParamInvalid("text must be a string of 1-4096 characters").description })
+    .refine((t) => t.length > 0 && [...t].length <= 4096, {
+      error: () => Errors.platformParamInvalid("text must be a string of 1-4096 characters").description,
+    }),
   from: PlatformUser.optional(),
 });
 export type UserMessageBody = z.infer<typeof UserMessageBody>;
@@ -70,17 +78,28 @@ export const MAX_WAIT_ANSWER_MS = 15_000;
 export const MAX_HISTORY_WAIT_MS = 30_000;
 
 export const CallbackQueryBody = z.object({
-  message_id: z.number({ error: () => Errors.platformParamInvalid("message_id must be a positive integer").description }).int().positive(),
+  message_id: z
+    .number({ error: () => Errors.platformParamInvalid("message_id must be a positive integer").description })
+    .int()
+    .positive(),
   data: z.string({ error: () => Errors.platformParamInvalid("data must be a string").description }),
   from: PlatformUser.optional(),
-  wait_answer_ms: z.number().int().min(0).max(MAX_WAIT_ANSWER_MS, { error: () => Errors.platformParamInvalid(`wait_answer_ms must be 0-${MAX_WAIT_ANSWER_MS}`).description }).optional(),
+  wait_answer_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_WAIT_ANSWER_MS, {
+      error: () => Errors.platformParamInvalid(`wait_answer_ms must be 0-${MAX_WAIT_ANSWER_MS}`).description,
+    })
+    .optional(),
 });
 export type CallbackQueryBody = z.infer<typeof CallbackQueryBody>;
 
 const queryInt = (name: string, min: number, max: number) =>
   z.preprocess(
     (v) => (v === undefined || v === "" ? undefined : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v),
-    z.number({ error: () => Errors.platformParamInvalid(`${name} must be an integer ${min}-${max}`).description })
+    z
+      .number({ error: () => Errors.platformParamInvalid(`${name} must be an integer ${min}-${max}`).description })
       .int()
       .min(min, { error: () => Errors.platformParamInvalid(`${name} must be an integer ${min}-${max}`).description })
       .max(max, { error: () => Errors.platformParamInvalid(`${name} must be an integer ${min}-${max}`).description })
@@ -98,20 +117,52 @@ const invalid = (why: string) => ({ error: () => Errors.platformParamInvalid(why
 
 export const FaultBody = z
   .object({
-    method: z.string(invalid("method must be a method name or \"*\"")).min(1, invalid("method must be a method name or \"*\"")),
-    error_code: z.number(invalid("error_code must be an integer 400-599")).int(invalid("error_code must be an integer 400-599")).min(400, invalid("error_code must be an integer 400-599")).max(599, invalid("error_code must be an integer 400-599")).optional(),
-    description: z.string(invalid("description must be a string of 1-1024 characters")).min(1, invalid("description must be a string of 1-1024 characters")).max(1024, invalid("description must be a string of 1-1024 characters")).optional(),
-    retry_after: z.number(invalid("retry_after must be an integer 1-3600")).int(invalid("retry_after must be an integer 1-3600")).min(1, invalid("retry_after must be an integer 1-3600")).max(3600, invalid("retry_after must be an integer 1-3600")).optional(),
-    delay_ms: z.number(invalid("delay_ms must be an integer 0-60000")).int(invalid("delay_ms must be an integer 0-60000")).min(0, invalid("delay_ms must be an integer 0-60000")).max(60_000, invalid("delay_ms must be an integer 0-60000")).optional(),
-    times: z.number(invalid("times must be an integer 1-1000")).int(invalid("times must be an integer 1-1000")).min(1, invalid("times must be an integer 1-1000")).max(1000, invalid("times must be an integer 1-1000")).optional(),
+    method: z
+      .string(invalid('method must be a method name or "*"'))
+      .min(1, invalid('method must be a method name or "*"')),
+    error_code: z
+      .number(invalid("error_code must be an integer 400-599"))
+      .int(invalid("error_code must be an integer 400-599"))
+      .min(400, invalid("error_code must be an integer 400-599"))
+      .max(599, invalid("error_code must be an integer 400-599"))
+      .optional(),
+    description: z
+      .string(invalid("description must be a string of 1-1024 characters"))
+      .min(1, invalid("description must be a string of 1-1024 characters"))
+      .max(1024, invalid("description must be a string of 1-1024 characters"))
+      .optional(),
+    retry_after: z
+      .number(invalid("retry_after must be an integer 1-3600"))
+      .int(invalid("retry_after must be an integer 1-3600"))
+      .min(1, invalid("retry_after must be an integer 1-3600"))
+      .max(3600, invalid("retry_after must be an integer 1-3600"))
+      .optional(),
+    delay_ms: z
+      .number(invalid("delay_ms must be an integer 0-60000"))
+      .int(invalid("delay_ms must be an integer 0-60000"))
+      .min(0, invalid("delay_ms must be an integer 0-60000"))
+      .max(60_000, invalid("delay_ms must be an integer 0-60000"))
+      .optional(),
+    times: z
+      .number(invalid("times must be an integer 1-1000"))
+      .int(invalid("times must be an integer 1-1000"))
+      .min(1, invalid("times must be an integer 1-1000"))
+      .max(1000, invalid("times must be an integer 1-1000"))
+      .optional(),
   })
-  .refine((f) => f.error_code !== undefined || f.delay_ms !== undefined, invalid("a fault needs error_code, delay_ms or both"))
+  .refine(
+    (f) => f.error_code !== undefined || f.delay_ms !== undefined,
+    invalid("a fault needs error_code, delay_ms or both"),
+  )
   .refine((f) => f.retry_after === undefined || f.error_code === 429, invalid("retry_after goes with error_code 429"));
 export type FaultBody = z.infer<typeof FaultBody>;
 
 export const RequestsQuery = z.object({ limit: queryInt("limit", 1, 100) });
 
-export const StarsQuery = z.object({ offset: queryInt("offset", 0, Number.MAX_SAFE_INTEGER), limit: queryInt("limit", 1, 100) });
+export const StarsQuery = z.object({
+  offset: queryInt("offset", 0, Number.MAX_SAFE_INTEGER),
+  limit: queryInt("limit", 1, 100),
+});
 export type StarsQuery = z.infer<typeof StarsQuery>;
 
 /**

@@ -23,7 +23,8 @@ export function addParam(params: RawParams, name: string, value: string): void {
   if (!UNSAFE_NAMES.has(name) && !Object.hasOwn(params, name)) params[name] = value;
 }
 
-const hex = (c: number) => (c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : 16);
+const hex = (c: number) =>
+  c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : 16;
 
 /** The reference's urldecode: `%XX` decoded where both digits are hex, anything else kept; `+` is a space. */
 function urldecode(bytes: Buffer): string {

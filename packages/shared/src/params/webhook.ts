@@ -34,9 +34,11 @@ export const SetWebhookParams = z
     if (!parseWebhookUrl(p.url)) return fail("url", Errors.webhookUrlInvalid().description);
     const secret = p.secret_token ?? "";
     // Bytes, as the reference counts (so 200 "é" are too long, not unallowed characters).
-    if (Buffer.byteLength(secret, "utf8") > MAX_SECRET_TOKEN) return fail("secret_token", Errors.secretTokenTooLong().description);
+    if (Buffer.byteLength(secret, "utf8") > MAX_SECRET_TOKEN)
+      return fail("secret_token", Errors.secretTokenTooLong().description);
     if (!SECRET_TOKEN.test(secret)) return fail("secret_token", Errors.secretTokenChars().description);
-    if (p.ip_address !== undefined && !isIP(p.ip_address)) return fail("ip_address", Errors.webhookIpInvalid().description);
+    if (p.ip_address !== undefined && !isIP(p.ip_address))
+      return fail("ip_address", Errors.webhookIpInvalid().description);
   })
   .transform((p) => ({
     url: p.url ?? "",

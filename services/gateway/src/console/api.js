@@ -20,7 +20,10 @@ export async function api(method, path, body, signal) {
   const res = await fetch(`/platform/v1${path}`, {
     method,
     signal,
-    headers: { authorization: `Bearer ${token.get()}`, ...(body !== undefined && { "content-type": "application/json" }) },
+    headers: {
+      authorization: `Bearer ${token.get()}`,
+      ...(body !== undefined && { "content-type": "application/json" }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const envelope = await res.json();

@@ -39,8 +39,11 @@ async function signIn() {
 async function loadBots() {
   await guarded("bots-error", async () => {
     const { bots } = await api("GET", "/bots");
-    $("bot-list").replaceChildren(...bots.map((b) =>
-      el("li", { class: `pick${state.bot?.id === b.id ? " on" : ""}`, onclick: () => openBot(b) }, `@${b.username}`)));
+    $("bot-list").replaceChildren(
+      ...bots.map((b) =>
+        el("li", { class: `pick${state.bot?.id === b.id ? " on" : ""}`, onclick: () => openBot(b) }, `@${b.username}`),
+      ),
+    );
   });
 }
 
@@ -61,8 +64,16 @@ async function openBot(bot) {
 
 async function loadChats() {
   const { chats } = await api("GET", `/bots/${state.bot.id}/chats`);
-  $("chat-list").replaceChildren(...chats.map((c) =>
-    el("li", { class: `pick${state.chat?.id === c.id ? " on" : ""}`, onclick: () => openChat(c) }, c.title ?? [c.first_name, c.last_name].filter(Boolean).join(" "), ` (${c.id})`)));
+  $("chat-list").replaceChildren(
+    ...chats.map((c) =>
+      el(
+        "li",
+        { class: `pick${state.chat?.id === c.id ? " on" : ""}`, onclick: () => openChat(c) },
+        c.title ?? [c.first_name, c.last_name].filter(Boolean).join(" "),
+        ` (${c.id})`,
+      ),
+    ),
+  );
 }
 
 const date = (s) => (s ? new Date(s * 1000).toLocaleString() : "—");
@@ -72,17 +83,60 @@ async function refreshPanels() {
   const id = state.bot?.id;
   if (!id) return;
   const [webhook, stars, { faults }, { requests }] = await Promise.all([
-    api("GET", `/bots/${id}/webhook`), api("GET", `/bots/${id}/stars`), api("GET", `/bots/${id}/faults`), api("GET", `/bots/${id}/requests?limit=20`),
+    api("GET", `/bots/${id}/webhook`),
+    api("GET", `/bots/${id}/stars`),
+    api("GET", `/bots/${id}/faults`),
+    api("GET", `/bots/${id}/requests?limit=20`),
   ]);
   if (state.bot?.id !== id) return;
-  const rows = { URL: webhook.url || "none (getUpdates)", Pending: webhook.pending_update_count, "Last error": webhook.last_error_message ?? "—", "Error date": date(webhook.last_error_date), "Next retry": date(webhook.next_retry_date) };
-  $("webhook").replaceChildren(...Object.entries(rows).flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-field": k }, String(v))]));
+  const rows = {
+    URL: webhook.url || "none (getUpdates)",
+    Pending: webhook.pending_update_count,
+    "Last error": webhook.last_error_message ?? "—",
+    "Error date": date(webhook.last_error_date),
+    "Next retry": date(webhook.next_retry_date),
+  };
+  $("webhook").replaceChildren(
+    ...Object.entries(rows).flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-field": k }, String(v))]),
+  );
   $("balance").textContent = `— balance ${stars.balance.amount} ⭐`;
-  $("ledger").tBodies[0].replaceChildren(...stars.transactions.toReversed().map((t) =>
-    el("tr", {}, el("td", {}, date(t.date)), el("td", {}, `${t.source ? "+" : "−"}${t.amount} ⭐`), el("td", {}, (t.source ?? t.receiver)?.user?.first_name ?? "—"), el("td", {}, (t.source ?? t.receiver)?.invoice_payload ?? ""))));
-  $("faults").replaceChildren(...faults.map((f) => el("li", {}, `${f.method}: ${f.error_code ?? ""} ${f.description ?? ""}${f.delay_ms ? ` after ${f.delay_ms} ms` : ""} ×${f.times}`)));
-  $("requests").tBodies[0].replaceChildren(...requests.toReversed().map((r) =>
-    el("tr", {}, el("td", {}, new Date(r.date * 1000).toLocaleTimeString()), el("td", {}, r.method), el("td", {}, r.ok ? "200" : `${r.error_code} ${r.description ?? ""}`), el("td", {}, String(r.duration_ms)))));
+  $("ledger").tBodies[0].replaceChildren(
+    ...stars.transactions
+      .toReversed()
+      .map((t) =>
+        el(
+          "tr",
+          {},
+          el("td", {}, date(t.date)),
+          el("td", {}, `${t.source ? "+" : "−"}${t.amount} ⭐`),
+          el("td", {}, (t.source ?? t.receiver)?.user?.first_name ?? "—"),
+          el("td", {}, (t.source ?? t.receiver)?.invoice_payload ?? ""),
+        ),
+      ),
+  );
+  $("faults").replaceChildren(
+    ...faults.map((f) =>
+      el(
+        "li",
+        {},
+        `${f.method}: ${f.error_code ?? ""} ${f.description ?? ""}${f.delay_ms ? ` after ${f.delay_ms} ms` : ""} ×${f.times}`,
+      ),
+    ),
+  );
+  $("requests").tBodies[0].replaceChildren(
+    ...requests
+      .toReversed()
+      .map((r) =>
+        el(
+          "tr",
+          {},
+          el("td", {}, new Date(r.date * 1000).toLocaleTimeString()),
+          el("td", {}, r.method),
+          el("td", {}, r.ok ? "200" : `${r.error_code} ${r.description ?? ""}`),
+          el("td", {}, String(r.duration_ms)),
+        ),
+      ),
+  );
 }
 
 function closeChat() {
@@ -101,7 +155,10 @@ async function openChat(chat) {
 }
 
 /** The person in a private chat is the chat; elsewhere the console plays a fixed user. */
-const user = () => ({ id: state.chat.type === "private" ? state.chat.id : 1, first_name: state.chat.first_name ?? "Console" });
+const user = () => ({
+  id: state.chat.type === "private" ? state.chat.id : 1,
+  first_name: state.chat.first_name ?? "Console",
+});
 
 const chatPath = () => `/bots/${state.bot.id}/chats/${state.chat.id}`;
 
@@ -123,7 +180,12 @@ async function follow(controller) {
   await guarded("chat-error", async () => {
     let last = await renderHistory(signal);
     while (!signal.aborted) {
-      const { messages } = await api("GET", `${chatPath()}/messages?after_message_id=${last}&wait_ms=10000`, undefined, signal);
+      const { messages } = await api(
+        "GET",
+        `${chatPath()}/messages?after_message_id=${last}&wait_ms=10000`,
+        undefined,
+        signal,
+      );
       if (messages.length) last = await renderHistory(signal);
       await refreshPanels();
     }
@@ -134,18 +196,31 @@ async function follow(controller) {
 const redraw = () => renderHistory(state.poll?.signal).then(refreshPanels);
 
 const actions = {
-  press: (messageId, data) => guarded("chat-error", async () => {
-    const pressed = api("POST", `${chatPath()}/callback_queries`, { message_id: messageId, data, from: user(), wait_answer_ms: 5000 });
-    const { answer } = await pressed;
-    $("chat-answer").textContent = answer?.text ? `🔔 ${answer.text}` : "";
-    await redraw();
-  }),
-  pay: (m) => guarded("chat-error", async () => {
-    const result = await api("POST", `/bots/${state.bot.id}/payments`, { chat_id: state.chat.id, message_id: m.message_id, user: user() });
-    if (result.status === "paid") state.paid.add(messageKey(m));
-    else $("chat-error").textContent = `Payment ${result.status}${result.error_message ? `: ${result.error_message}` : ""}`;
-    await redraw();
-  }),
+  press: (messageId, data) =>
+    guarded("chat-error", async () => {
+      const pressed = api("POST", `${chatPath()}/callback_queries`, {
+        message_id: messageId,
+        data,
+        from: user(),
+        wait_answer_ms: 5000,
+      });
+      const { answer } = await pressed;
+      $("chat-answer").textContent = answer?.text ? `🔔 ${answer.text}` : "";
+      await redraw();
+    }),
+  pay: (m) =>
+    guarded("chat-error", async () => {
+      const result = await api("POST", `/bots/${state.bot.id}/payments`, {
+        chat_id: state.chat.id,
+        message_id: m.message_id,
+        user: user(),
+      });
+      if (result.status === "paid") state.paid.add(messageKey(m));
+      else
+        $("chat-error").textContent =
+          `Payment ${result.status}${result.error_message ? `: ${result.error_message}` : ""}`;
+      await redraw();
+    }),
   decline: (m) => {
     state.declined.add(messageKey(m));
     redraw();
@@ -168,43 +243,55 @@ onSubmit("sign-in", ({ token: value }, form) => {
 });
 $("sign-out").addEventListener("click", () => signOut());
 
-onSubmit("create-bot", ({ username, first_name }, form) => guarded("bots-error", async () => {
-  const bot = await api("POST", "/bots", { username, ...(first_name && { first_name }) });
-  form.reset();
-  await openBot({ id: String(bot.id), username: bot.username, first_name: bot.first_name });
-  showToken(bot.username, bot.token);
-}));
+onSubmit("create-bot", ({ username, first_name }, form) =>
+  guarded("bots-error", async () => {
+    const bot = await api("POST", "/bots", { username, ...(first_name && { first_name }) });
+    form.reset();
+    await openBot({ id: String(bot.id), username: bot.username, first_name: bot.first_name });
+    showToken(bot.username, bot.token);
+  }),
+);
 
-$("rotate").addEventListener("click", () => guarded("bots-error", async () => {
-  if (!confirm(`Rotate @${state.bot.username}'s token? The old one stops working at once.`)) return;
-  showToken(state.bot.username, (await api("POST", `/bots/${state.bot.id}/token`)).token);
-}));
+$("rotate").addEventListener("click", () =>
+  guarded("bots-error", async () => {
+    if (!confirm(`Rotate @${state.bot.username}'s token? The old one stops working at once.`)) return;
+    showToken(state.bot.username, (await api("POST", `/bots/${state.bot.id}/token`)).token);
+  }),
+);
 
-$("delete").addEventListener("click", () => guarded("bots-error", async () => {
-  if (!confirm(`Delete @${state.bot.username} and all its data?`)) return;
-  await api("DELETE", `/bots/${state.bot.id}`);
-  closeChat();
-  state.bot = undefined;
-  $("bot").hidden = $("token-notice").hidden = true;
-  await loadBots();
-}));
+$("delete").addEventListener("click", () =>
+  guarded("bots-error", async () => {
+    if (!confirm(`Delete @${state.bot.username} and all its data?`)) return;
+    await api("DELETE", `/bots/${state.bot.id}`);
+    closeChat();
+    state.bot = undefined;
+    $("bot").hidden = $("token-notice").hidden = true;
+    await loadBots();
+  }),
+);
 
-$("clear-faults").addEventListener("click", () => guarded("bots-error", async () => {
-  await api("DELETE", `/bots/${state.bot.id}/faults`);
-  await refreshPanels();
-}));
+$("clear-faults").addEventListener("click", () =>
+  guarded("bots-error", async () => {
+    await api("DELETE", `/bots/${state.bot.id}/faults`);
+    await refreshPanels();
+  }),
+);
 
-onSubmit("new-chat", ({ id, first_name }, form) => guarded("bots-error", async () => {
-  const chat = await api("PUT", `/bots/${state.bot.id}/chats/${id}`, { type: "private", first_name });
-  form.reset();
-  await openChat(chat);
-}));
+onSubmit("new-chat", ({ id, first_name }, form) =>
+  guarded("bots-error", async () => {
+    const chat = await api("PUT", `/bots/${state.bot.id}/chats/${id}`, { type: "private", first_name });
+    form.reset();
+    await openChat(chat);
+  }),
+);
 
-onSubmit("compose", ({ text }, form) => guarded("chat-error", async () => {
-  await api("POST", `${chatPath()}/messages`, { text, from: user() });
-  form.reset();
-  await redraw();
-}));
+onSubmit("compose", ({ text }, form) =>
+  guarded("chat-error", async () => {
+    await api("POST", `${chatPath()}/messages`, { text, from: user() });
+    form.reset();
+    await redraw();
+  }),
+);
 
 if (token.get()) signIn();
 else signOut();

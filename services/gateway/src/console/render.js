@@ -14,13 +14,24 @@ export function el(tag, attrs = {}, ...children) {
 /** Links only to http(s) and tg: (a bot's `javascript:` URL is shown as text, not followed). */
 const safeHref = (url) => (/^(https?|tg):/i.test(url ?? "") ? url : undefined);
 
-const TAGS = { bold: "b", italic: "i", underline: "u", strikethrough: "s", code: "code", pre: "pre", blockquote: "blockquote", expandable_blockquote: "blockquote" };
+const TAGS = {
+  bold: "b",
+  italic: "i",
+  underline: "u",
+  strikethrough: "s",
+  code: "code",
+  pre: "pre",
+  blockquote: "blockquote",
+  expandable_blockquote: "blockquote",
+};
 
 function entityNode(e, text) {
   if (TAGS[e.type]) return el(TAGS[e.type]);
   if (e.type === "spoiler") return el("span", { class: "spoiler", title: "spoiler" });
-  if (e.type === "text_link") return el("a", { href: safeHref(e.url), title: e.url, target: "_blank", rel: "noopener" });
-  if (e.type === "url") return el("a", { href: /^https?:/i.test(text) ? text : `http://${text}`, target: "_blank", rel: "noopener" });
+  if (e.type === "text_link")
+    return el("a", { href: safeHref(e.url), title: e.url, target: "_blank", rel: "noopener" });
+  if (e.type === "url")
+    return el("a", { href: /^https?:/i.test(text) ? text : `http://${text}`, target: "_blank", rel: "noopener" });
   if (["bot_command", "mention", "hashtag", "cashtag", "email"].includes(e.type)) return el("span", { class: e.type });
   return el("span");
 }
@@ -31,7 +42,7 @@ export function richText(text = "", entities = []) {
   const build = (start, end, list) => {
     const out = [];
     let pos = start;
-    for (let i = 0; i < list.length; ) {
+    for (let i = 0; i < list.length;) {
       const e = list[i++];
       if (e.offset < pos) continue;
       const stop = Math.min(e.offset + e.length, end);
@@ -52,13 +63,42 @@ export function richText(text = "", entities = []) {
 function keyboard(m, actions) {
   const markup = m.reply_markup;
   if (!markup?.inline_keyboard) return undefined;
-  return el("div", { class: "keyboard" }, markup.inline_keyboard.map((row) =>
-    el("div", { class: "krow" }, row.map((b) => {
-      if (b.pay) return el("button", { type: "button", class: "pay", disabled: actions.declined(m) || actions.paid(m), onclick: () => actions.pay(m) }, b.text);
-      if (b.url) return el("a", { href: safeHref(b.url), title: b.url, target: "_blank", rel: "noopener" }, el("button", { type: "button", class: "secondary" }, b.text));
-      if (b.callback_data !== undefined) return el("button", { type: "button", onclick: () => actions.press(m.message_id, b.callback_data) }, b.text);
-      return el("button", { type: "button", disabled: true, title: "not simulated" }, b.text);
-    }))));
+  return el(
+    "div",
+    { class: "keyboard" },
+    markup.inline_keyboard.map((row) =>
+      el(
+        "div",
+        { class: "krow" },
+        row.map((b) => {
+          if (b.pay)
+            return el(
+              "button",
+              {
+                type: "button",
+                class: "pay",
+                disabled: actions.declined(m) || actions.paid(m),
+                onclick: () => actions.pay(m),
+              },
+              b.text,
+            );
+          if (b.url)
+            return el(
+              "a",
+              { href: safeHref(b.url), title: b.url, target: "_blank", rel: "noopener" },
+              el("button", { type: "button", class: "secondary" }, b.text),
+            );
+          if (b.callback_data !== undefined)
+            return el(
+              "button",
+              { type: "button", onclick: () => actions.press(m.message_id, b.callback_data) },
+              b.text,
+            );
+          return el("button", { type: "button", disabled: true, title: "not simulated" }, b.text);
+        }),
+      ),
+    ),
+  );
 }
 
 const stars = (n) => `${n} ⭐`;
@@ -66,20 +106,47 @@ const time = (date) => new Date(date * 1000).toLocaleTimeString();
 
 /** One message of the history; `actions` = {press(messageId, data), pay(m), decline(m), declined(m), paid(m)}. */
 export function messageNode(m, botId, actions) {
-  if (m.successful_payment) return el("div", { class: "msg service" }, `Payment of ${stars(m.successful_payment.total_amount)} succeeded (${m.successful_payment.invoice_payload})`);
-  if (m.refunded_payment) return el("div", { class: "msg service" }, `${stars(m.refunded_payment.total_amount)} refunded (${m.refunded_payment.invoice_payload})`);
+  if (m.successful_payment)
+    return el(
+      "div",
+      { class: "msg service" },
+      `Payment of ${stars(m.successful_payment.total_amount)} succeeded (${m.successful_payment.invoice_payload})`,
+    );
+  if (m.refunded_payment)
+    return el(
+      "div",
+      { class: "msg service" },
+      `${stars(m.refunded_payment.total_amount)} refunded (${m.refunded_payment.invoice_payload})`,
+    );
   const fromBot = String(m.from?.id) === String(botId);
   const body = [];
   if (m.invoice) {
     const i = m.invoice;
     const payable = !m.reply_markup; // a keyboard of the bot's own replaces the card's buttons
-    body.push(el("div", { class: "invoice" },
-      el("b", {}, i.title), el("div", {}, i.description), el("div", { class: "price" }, i.currency === "XTR" ? stars(i.total_amount) : `${i.total_amount} ${i.currency}`),
-      actions.paid(m) && el("div", { class: "paid" }, "Paid ✓"),
-      actions.declined(m) && el("div", { class: "meta" }, "You declined this invoice"),
-      payable && !actions.declined(m) && !actions.paid(m) && el("div", { class: "row" },
-        el("button", { type: "button", class: "pay", onclick: () => actions.pay(m) }, `Pay ${stars(i.total_amount)}`),
-        el("button", { type: "button", class: "secondary", onclick: () => actions.decline(m) }, "Decline"))));
+    body.push(
+      el(
+        "div",
+        { class: "invoice" },
+        el("b", {}, i.title),
+        el("div", {}, i.description),
+        el("div", { class: "price" }, i.currency === "XTR" ? stars(i.total_amount) : `${i.total_amount} ${i.currency}`),
+        actions.paid(m) && el("div", { class: "paid" }, "Paid ✓"),
+        actions.declined(m) && el("div", { class: "meta" }, "You declined this invoice"),
+        payable &&
+          !actions.declined(m) &&
+          !actions.paid(m) &&
+          el(
+            "div",
+            { class: "row" },
+            el(
+              "button",
+              { type: "button", class: "pay", onclick: () => actions.pay(m) },
+              `Pay ${stars(i.total_amount)}`,
+            ),
+            el("button", { type: "button", class: "secondary", onclick: () => actions.decline(m) }, "Decline"),
+          ),
+      ),
+    );
   } else {
     body.push(el("div", { class: "text" }, richText(m.text ?? m.caption ?? "", m.entities ?? m.caption_entities)));
   }

@@ -1,7 +1,17 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
-import { faultError, findMethod, loggedParams, recordRequest, sendError, takeFault, type BotApiError, type Logger, type Registry } from "@starpost/shared";
+import {
+  faultError,
+  findMethod,
+  loggedParams,
+  recordRequest,
+  sendError,
+  takeFault,
+  type BotApiError,
+  type Logger,
+  type Registry,
+} from "@starpost/shared";
 
 /**
  * What the platform API shows and scripts about a bot's calls, kept out of the request path's
@@ -27,7 +37,12 @@ export function noteBotCall(req: FastifyRequest, call: Omit<BotCall, "started">)
  * Applies a scripted fault to this call: waits its delay, then answers its error. Returns true
  * when the fault answered the call (nothing is forwarded then).
  */
-export async function applyFault(redis: Redis, req: FastifyRequest, reply: FastifyReply, signal: AbortSignal): Promise<boolean> {
+export async function applyFault(
+  redis: Redis,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  signal: AbortSignal,
+): Promise<boolean> {
   const call = calls.get(req);
   if (!call) return false;
   const fault = await takeFault(redis, call.botId, call.method);
@@ -41,7 +56,11 @@ export async function applyFault(redis: Redis, req: FastifyRequest, reply: Fasti
 
 /** Records each bot call's outcome in the bot's request log (and the calls metric) once the answer is sent. */
 export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: Logger, registry: Registry) {
-  const counted = registry.counter("starpost_bot_api_calls_total", "Bot API calls answered, by method (unknown names as \"unknown\") and HTTP status", ["method", "status"]);
+  const counted = registry.counter(
+    "starpost_bot_api_calls_total",
+    'Bot API calls answered, by method (unknown names as "unknown") and HTTP status',
+    ["method", "status"],
+  );
   app.addHook("onSend", async (req, reply, payload) => {
     const call = calls.get(req);
     if (!call) return payload;
@@ -65,7 +84,9 @@ export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: L
       ...error,
       duration_ms: Math.round(performance.now() - call.started),
     };
-    recordRequest(redis, call.botId, entry).catch((err: Error) => logger.warn({ err: { message: err.message } }, "request log write failed"));
+    recordRequest(redis, call.botId, entry).catch((err: Error) =>
+      logger.warn({ err: { message: err.message } }, "request log write failed"),
+    );
     return payload;
   });
 }

@@ -1,5 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { abortOnClose, Errors, PLATFORM_ROUTES, platformOpenApi, secretMatches, sendError, type ServiceClient } from "@starpost/shared";
+import {
+  abortOnClose,
+  Errors,
+  PLATFORM_ROUTES,
+  platformOpenApi,
+  secretMatches,
+  sendError,
+  type ServiceClient,
+} from "@starpost/shared";
 import { readPlatformBody } from "./body.ts";
 
 /**

@@ -30,7 +30,12 @@ export class AnswerWaiters {
    * Starts waiting for `<bot id>:<id>` and resolves once subscribed (call it before the answer can
    * possibly come); `answered` resolves true when woken, false after `ms` or when `signal` aborts.
    */
-  async wait(botId: string, id: string, ms: number, signal?: AbortSignal): Promise<{ key: string; answered: Promise<boolean> }> {
+  async wait(
+    botId: string,
+    id: string,
+    ms: number,
+    signal?: AbortSignal,
+  ): Promise<{ key: string; answered: Promise<boolean> }> {
     const key = `${botId}:${id}`;
     const channel = this.channelOf(botId);
     const answered = new Promise<boolean>((resolve) => {

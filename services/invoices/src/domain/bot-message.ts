@@ -19,7 +19,10 @@ export interface BotMessage {
 export async function sendBotMessage(
   d: InvoiceDomain,
   botId: string,
-  p: { chat_id: string; reply_parameters?: { message_id: number; chat_id?: string; allow_sending_without_reply: boolean } },
+  p: {
+    chat_id: string;
+    reply_parameters?: { message_id: number; chat_id?: string; allow_sending_without_reply: boolean };
+  },
   m: BotMessage,
 ): Promise<MethodOutcome> {
   if (p.chat_id === "") return failure(Errors.chatIdEmpty());

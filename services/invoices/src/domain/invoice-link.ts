@@ -17,7 +17,11 @@ export function linkSlug(link: string): string | undefined {
  * createInvoiceLink after the product checks: the link has Telegram's shape (`https://t.me/$…`)
  * and its invoice is stored under its slug, so `POST …/invoice_links/pay` can pay it.
  */
-export async function createInvoiceLink(d: InvoiceDomain, botId: string, p: ParamsOf<"createInvoiceLink">): Promise<MethodOutcome> {
+export async function createInvoiceLink(
+  d: InvoiceDomain,
+  botId: string,
+  p: ParamsOf<"createInvoiceLink">,
+): Promise<MethodOutcome> {
   const slug = randomBytes(12).toString("base64url");
   const record: LinkRecord = {
     payload: p.product.payload,

@@ -15,7 +15,11 @@ export const moneyKeys = (botId: string) => [
 ];
 
 /** getStarTransactions: the ledger oldest first, `offset`/`limit` already clamped by the schema. */
-export async function getStarTransactions(d: InvoiceDomain, botId: string, p: ParamsOf<"getStarTransactions">): Promise<MethodOutcome> {
+export async function getStarTransactions(
+  d: InvoiceDomain,
+  botId: string,
+  p: ParamsOf<"getStarTransactions">,
+): Promise<MethodOutcome> {
   const rows = await d.redis.lrange(keys.starLedger(botId), p.offset, p.offset + p.limit - 1);
   return success({ transactions: rows.map((r) => JSON.parse(r)) });
 }

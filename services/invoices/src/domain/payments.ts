@@ -64,7 +64,11 @@ function paymentRecord(invoice: LinkRecord, chat: Chat, user: Record<string, unk
   });
   const userJson = JSON.stringify(user);
   const chatJsonText = JSON.stringify(chatJson(chat));
-  const paidHead = JSON.stringify({ currency: "XTR", total_amount: invoice.total_amount, invoice_payload: invoice.payload }).slice(0, -1);
+  const paidHead = JSON.stringify({
+    currency: "XTR",
+    total_amount: invoice.total_amount,
+    invoice_payload: invoice.payload,
+  }).slice(0, -1);
   const messageQueue = updateKind("message")!.queueKey({ chat });
   const charge = {
     id: chargeId,
@@ -79,7 +83,13 @@ function paymentRecord(invoice: LinkRecord, chat: Chat, user: Record<string, unk
     partner,
     refunded_payment: `${paidHead},"telegram_payment_charge_id":${JSON.stringify(chargeId)}}`,
   };
-  const query = { id: queryId, from: user, currency: invoice.currency, total_amount: invoice.total_amount, invoice_payload: invoice.payload };
+  const query = {
+    id: queryId,
+    from: user,
+    currency: invoice.currency,
+    total_amount: invoice.total_amount,
+    invoice_payload: invoice.payload,
+  };
   const fields = {
     amount: String(invoice.total_amount),
     chat_id: String(chat.id),
@@ -120,7 +130,12 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
   const recordJson = await redis.hget(keys.invoices(botId), `${chat.id}:${body.message_id}`);
   if (!recordJson) return failure(Errors.invoiceMessageNotFound());
   const invoice = JSON.parse(recordJson) as InvoiceRecord;
-  return payTarget(d, botId, { invoice, chat, link: "", fingerprint: [String(chat.id), body.message_id, body.user.id] }, body);
+  return payTarget(
+    d,
+    botId,
+    { invoice, chat, link: "", fingerprint: [String(chat.id), body.message_id, body.user.id] },
+    body,
+  );
 }
 
 /**
@@ -138,7 +153,13 @@ export async function payLink(d: InvoiceDomain, botId: string, body: LinkPayment
   const user = body.user;
   let chat = await findChat(redis, botId, user.id);
   if (!chat) {
-    chat = { id: user.id, type: "private", first_name: user.first_name, ...(user.last_name ? { last_name: user.last_name as string } : {}), ...(user.username ? { username: user.username as string } : {}) };
+    chat = {
+      id: user.id,
+      type: "private",
+      first_name: user.first_name,
+      ...(user.last_name ? { last_name: user.last_name as string } : {}),
+      ...(user.username ? { username: user.username as string } : {}),
+    };
     await saveChat(redis, botId, chat);
   }
   return payTarget(d, botId, { invoice, chat, link: slug!, fingerprint: ["link", slug, user.id] }, body);
@@ -153,11 +174,17 @@ async function refusal(d: InvoiceDomain, botId: string, t: PaymentTarget, userId
   if (key !== undefined && (await d.redis.exists(keys.paymentKey(botId, key)))) return undefined;
   const stars = await d.redis.hget(keys.userStars(botId), String(userId));
   if (stars !== null && Number(stars) < t.invoice.total_amount) return failure(Errors.starsNotEnough());
-  if (t.invoice.subscription_period && (await d.redis.hexists(keys.subscribers(botId), `${t.link}:${userId}`))) return failure(Errors.alreadySubscribed());
+  if (t.invoice.subscription_period && (await d.redis.hexists(keys.subscribers(botId), `${t.link}:${userId}`)))
+    return failure(Errors.alreadySubscribed());
   return undefined;
 }
 
-async function payTarget(d: InvoiceDomain, botId: string, t: PaymentTarget, body: { user: PaymentBody["user"]; idempotency_key?: string }): Promise<MethodOutcome> {
+async function payTarget(
+  d: InvoiceDomain,
+  botId: string,
+  t: PaymentTarget,
+  body: { user: PaymentBody["user"]; idempotency_key?: string },
+): Promise<MethodOutcome> {
   const { redis } = d;
   const key = body.idempotency_key;
   const refused = await refusal(d, botId, t, body.user.id, key);

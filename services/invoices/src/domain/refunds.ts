@@ -1,4 +1,14 @@
-import { Errors, failure, keys, kindArgs, logArgs, logKeys, success, type MethodOutcome, type ParamsOf } from "@starpost/shared";
+import {
+  Errors,
+  failure,
+  keys,
+  kindArgs,
+  logArgs,
+  logKeys,
+  success,
+  type MethodOutcome,
+  type ParamsOf,
+} from "@starpost/shared";
 import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
@@ -13,7 +23,11 @@ const REFUSALS = {
  * refundStarPayment: validated and done by one Lua step (the charge, the ledger, the balance and
  * the refunded_payment message together), so concurrent refunds of one charge refund it once.
  */
-export async function refundStarPayment(d: InvoiceDomain, botId: string, p: ParamsOf<"refundStarPayment">): Promise<MethodOutcome> {
+export async function refundStarPayment(
+  d: InvoiceDomain,
+  botId: string,
+  p: ParamsOf<"refundStarPayment">,
+): Promise<MethodOutcome> {
   const [status, webhook] = await d.redis.spRefundStarPayment(
     ...logKeys(botId),
     keys.users(botId),

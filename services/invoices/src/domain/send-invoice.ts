@@ -37,5 +37,9 @@ export function sendInvoice(d: InvoiceDomain, botId: string, p: ParamsOf<"sendIn
     total_amount: p.product.total_amount,
     title: p.product.title,
   };
-  return sendBotMessage(d, botId, p, { tail: messageTail(p), record: JSON.stringify(record), chatTypeError: Errors.chatTypeUnsupported });
+  return sendBotMessage(d, botId, p, {
+    tail: messageTail(p),
+    record: JSON.stringify(record),
+    chatTypeError: Errors.chatTypeUnsupported,
+  });
 }

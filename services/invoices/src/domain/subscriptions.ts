@@ -1,4 +1,17 @@
-import { Errors, failure, getBot, keys, kindArgs, logArgs, logKeys, success, type ClockBody, type MethodOutcome, type ParamsOf, type UserStarsBody } from "@starpost/shared";
+import {
+  Errors,
+  failure,
+  getBot,
+  keys,
+  kindArgs,
+  logArgs,
+  logKeys,
+  success,
+  type ClockBody,
+  type MethodOutcome,
+  type ParamsOf,
+  type UserStarsBody,
+} from "@starpost/shared";
 import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
@@ -11,7 +24,11 @@ const EDIT_REFUSALS = {
 } as const;
 
 /** editUserStarSubscription: cancels or re-enables a subscription named by its first charge id, in one Lua step. */
-export async function editUserStarSubscription(d: InvoiceDomain, botId: string, p: ParamsOf<"editUserStarSubscription">): Promise<MethodOutcome> {
+export async function editUserStarSubscription(
+  d: InvoiceDomain,
+  botId: string,
+  p: ParamsOf<"editUserStarSubscription">,
+): Promise<MethodOutcome> {
   const status = await d.redis.spEditSubscription(
     keys.users(botId),
     keys.subscriptions(botId),
@@ -63,7 +80,12 @@ export async function advanceClock(d: InvoiceDomain, botId: string, body: ClockB
 }
 
 /** `PUT /platform/v1/bots/:botId/users/:userId/stars`: a finite balance for the user, or unlimited (null). */
-export async function setUserStars(d: InvoiceDomain, botId: string, userId: string, body: UserStarsBody): Promise<MethodOutcome> {
+export async function setUserStars(
+  d: InvoiceDomain,
+  botId: string,
+  userId: string,
+  body: UserStarsBody,
+): Promise<MethodOutcome> {
   if (!(await getBot(d.redis, botId))) return failure(Errors.botNotFound());
   if (body.amount === null) await d.redis.hdel(keys.userStars(botId), userId);
   else await d.redis.hset(keys.userStars(botId), userId, body.amount);

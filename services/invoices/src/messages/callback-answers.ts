@@ -14,12 +14,22 @@ export interface CallbackAnswer {
  * answerCallbackQuery: true for any id, as before (presses pushed as raw updates have no answer
  * slot). For a press made through the platform API the answer is kept and its waiter woken.
  */
-export async function answerCallbackQuery(d: InvoiceDomain, botId: string, p: ParamsOf<"answerCallbackQuery">): Promise<MethodOutcome> {
+export async function answerCallbackQuery(
+  d: InvoiceDomain,
+  botId: string,
+  p: ParamsOf<"answerCallbackQuery">,
+): Promise<MethodOutcome> {
   const id = p.callback_query_id;
   // Ids are ours (digits only); anything else cannot name a press and must not shape a key.
   if (!/^\d{1,20}$/.test(id)) return success(true);
   const answer: CallbackAnswer = { text: p.text, show_alert: p.show_alert, url: p.url };
-  const stored = await d.redis.set(keys.callbackAnswer(botId, id), JSON.stringify(answer), "PX", CALLBACK_LIFETIME_MS, "XX");
+  const stored = await d.redis.set(
+    keys.callbackAnswer(botId, id),
+    JSON.stringify(answer),
+    "PX",
+    CALLBACK_LIFETIME_MS,
+    "XX",
+  );
   if (stored === "OK") await d.callbackWaiters.wake(d.redis, botId, id);
   return success(true);
 }

@@ -1,4 +1,14 @@
-import { BotApiError, Errors, failure, findChat, keys, RawJson, success, type MethodOutcome, type ParamsOf } from "@starpost/shared";
+import {
+  BotApiError,
+  Errors,
+  failure,
+  findChat,
+  keys,
+  RawJson,
+  success,
+  type MethodOutcome,
+  type ParamsOf,
+} from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
 
 type Message = Record<string, unknown>;
@@ -29,7 +39,8 @@ function edited(m: Message, change: { text?: string; entities?: unknown[]; reply
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-const sameEntities = (a: unknown, b: unknown) => same(Array.isArray(a) && a.length > 0 ? a : null, Array.isArray(b) && b.length > 0 ? b : null);
+const sameEntities = (a: unknown, b: unknown) =>
+  same(Array.isArray(a) && a.length > 0 ? a : null, Array.isArray(b) && b.length > 0 ? b : null);
 
 type Edit = (m: Message) => Message | BotApiError;
 
@@ -37,7 +48,13 @@ type Edit = (m: Message) => Message | BotApiError;
  * Reads the message, decides the edit here, and stores it with a compare-and-set step, so a
  * concurrent edit or delete is never overwritten (retried on the newer version instead).
  */
-async function applyEdit(d: InvoiceDomain, botId: string, chatId: string, messageId: number, edit: Edit): Promise<MethodOutcome> {
+async function applyEdit(
+  d: InvoiceDomain,
+  botId: string,
+  chatId: string,
+  messageId: number,
+  edit: Edit,
+): Promise<MethodOutcome> {
   const chat = await findChat(d.redis, botId, chatId);
   if (!chat) return failure(Errors.chatNotFound());
   const field = `${chat.id}:${messageId}`;
@@ -49,20 +66,30 @@ async function applyEdit(d: InvoiceDomain, botId: string, chatId: string, messag
     const next = edit(message);
     if (next instanceof BotApiError) return failure(next);
     const nextJson = JSON.stringify(next);
-    if (await d.redis.spReplaceMessage(keys.messages(botId), field, json, nextJson)) return success(new RawJson(nextJson));
+    if (await d.redis.spReplaceMessage(keys.messages(botId), field, json, nextJson))
+      return success(new RawJson(nextJson));
   }
   return failure(Errors.internal());
 }
 
-export function editMessageText(d: InvoiceDomain, botId: string, p: ParamsOf<"editMessageText">): Promise<MethodOutcome> {
+export function editMessageText(
+  d: InvoiceDomain,
+  botId: string,
+  p: ParamsOf<"editMessageText">,
+): Promise<MethodOutcome> {
   return applyEdit(d, botId, p.chat_id, p.message_id, (m) => {
     if (typeof m.text !== "string") return Errors.noTextToEdit();
-    if (m.text === p.text && sameEntities(m.entities, p.entities) && same(m.reply_markup, p.reply_markup)) return Errors.messageNotModified();
+    if (m.text === p.text && sameEntities(m.entities, p.entities) && same(m.reply_markup, p.reply_markup))
+      return Errors.messageNotModified();
     return edited(m, { text: p.text, entities: p.entities, reply_markup: p.reply_markup });
   });
 }
 
-export function editMessageReplyMarkup(d: InvoiceDomain, botId: string, p: ParamsOf<"editMessageReplyMarkup">): Promise<MethodOutcome> {
+export function editMessageReplyMarkup(
+  d: InvoiceDomain,
+  botId: string,
+  p: ParamsOf<"editMessageReplyMarkup">,
+): Promise<MethodOutcome> {
   return applyEdit(d, botId, p.chat_id, p.message_id, (m) => {
     if (same(m.reply_markup, p.reply_markup)) return Errors.messageNotModified();
     return edited(m, { reply_markup: p.reply_markup });
@@ -70,11 +97,19 @@ export function editMessageReplyMarkup(d: InvoiceDomain, botId: string, p: Param
 }
 
 /** deleteMessage: any message of the chat's history (a bot may delete both sides of a private chat). */
-export async function deleteMessage(d: InvoiceDomain, botId: string, p: ParamsOf<"deleteMessage">): Promise<MethodOutcome> {
+export async function deleteMessage(
+  d: InvoiceDomain,
+  botId: string,
+  p: ParamsOf<"deleteMessage">,
+): Promise<MethodOutcome> {
   const chat = await findChat(d.redis, botId, p.chat_id);
   if (!chat) return failure(Errors.chatNotFound());
   const field = `${chat.id}:${p.message_id}`;
   // An invoice message goes with its invoice: it can no longer be paid.
-  const [[, deleted]] = (await d.redis.multi().hdel(keys.messages(botId), field).hdel(keys.invoices(botId), field).exec()) as [[Error | null, number]];
+  const [[, deleted]] = (await d.redis
+    .multi()
+    .hdel(keys.messages(botId), field)
+    .hdel(keys.invoices(botId), field)
+    .exec()) as [[Error | null, number]];
   return deleted === 1 ? success(true) : failure(Errors.messageToDeleteNotFound());
 }

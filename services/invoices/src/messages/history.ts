@@ -11,7 +11,7 @@ const DEFAULT_LIMIT = 100;
 async function read(d: InvoiceDomain, botId: string, chatId: string, after: number, limit: number): Promise<string[]> {
   const last = Number((await d.redis.hget(keys.messageSeq(botId), chatId)) ?? 0);
   const out: string[] = [];
-  for (let next = after + 1; out.length < limit && next <= last; ) {
+  for (let next = after + 1; out.length < limit && next <= last;) {
     const end = Math.min(last, next + limit - out.length + 31);
     const fields = [];
     for (let id = next; id <= end; id++) fields.push(`${chatId}:${id}`);
@@ -27,7 +27,13 @@ async function read(d: InvoiceDomain, botId: string, chatId: string, after: numb
  * `GET …/chats/:chatId/messages`: the history in order; with `wait_ms`, held until a bot
  * message newer than `after_message_id` exists (woken by the bot's send on any replica).
  */
-export async function chatHistory(d: InvoiceDomain, botId: string, chatId: string, q: HistoryQuery, signal: AbortSignal): Promise<MethodOutcome> {
+export async function chatHistory(
+  d: InvoiceDomain,
+  botId: string,
+  chatId: string,
+  q: HistoryQuery,
+  signal: AbortSignal,
+): Promise<MethodOutcome> {
   const after = q.after_message_id ?? 0;
   const limit = q.limit ?? DEFAULT_LIMIT;
   const deadline = Date.now() + (q.wait_ms ?? 0);
@@ -35,7 +41,10 @@ export async function chatHistory(d: InvoiceDomain, botId: string, chatId: strin
     const left = deadline - Date.now();
     const stop = new AbortController();
     // Listening starts before the read, so a message sent in between still wakes this call.
-    const woken = left > 0 ? (await d.chatWaiters.wait(botId, chatId, left, AbortSignal.any([signal, stop.signal]))).answered : undefined;
+    const woken =
+      left > 0
+        ? (await d.chatWaiters.wait(botId, chatId, left, AbortSignal.any([signal, stop.signal]))).answered
+        : undefined;
     const messages = await read(d, botId, chatId, after, limit);
     const done = !woken || signal.aborted || messages.some((m) => isBotMessage(JSON.parse(m), botId));
     if (done) {

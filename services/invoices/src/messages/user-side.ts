@@ -40,38 +40,74 @@ function commandEntities(text: string) {
 type Resolved = { chat: Chat; user: Record<string, unknown> } | { error: ReturnType<typeof failure> };
 
 /** The chat of a user-side call; an unknown positive id becomes the private chat of `from`. */
-async function resolveChat(d: InvoiceDomain, botId: string, chatId: string, from: PlatformUser | undefined): Promise<Resolved> {
+async function resolveChat(
+  d: InvoiceDomain,
+  botId: string,
+  chatId: string,
+  from: PlatformUser | undefined,
+): Promise<Resolved> {
   let chat = await findChat(d.redis, botId, chatId);
   if (!chat) {
     if (Number(chatId) <= 0) return { error: failure(Errors.platformChatUnknown(chatId)) };
-    if (from && String(from.id) !== chatId) return { error: failure(Errors.platformParamInvalid("from.id must be the chat id in a private chat")) };
+    if (from && String(from.id) !== chatId)
+      return { error: failure(Errors.platformParamInvalid("from.id must be the chat id in a private chat")) };
     const person = from ?? { id: Number(chatId) };
-    chat = chatJson({ id: Number(chatId), type: "private", first_name: person.first_name ?? `User ${person.id}`, ...(person.last_name ? { last_name: person.last_name } : {}), ...(person.username ? { username: person.username } : {}) });
+    chat = chatJson({
+      id: Number(chatId),
+      type: "private",
+      first_name: person.first_name ?? `User ${person.id}`,
+      ...(person.last_name ? { last_name: person.last_name } : {}),
+      ...(person.username ? { username: person.username } : {}),
+    });
   }
   const user = userJson(from, chat);
   if (!user) return { error: failure(Errors.platformFromRequired()) };
   return { chat, user };
 }
 
-async function append(d: InvoiceDomain, botId: string, kind: string, payload: Record<string, unknown>, chat: Chat, user: Record<string, unknown>, history: boolean) {
-  const results = await appendUpdates(d.redis, botId, [{ kind, payload, history: history ? { chatId: chat.id } : undefined }], {
-    chats: [chat],
-    users: [user as { id: number }],
-  });
+async function append(
+  d: InvoiceDomain,
+  botId: string,
+  kind: string,
+  payload: Record<string, unknown>,
+  chat: Chat,
+  user: Record<string, unknown>,
+  history: boolean,
+) {
+  const results = await appendUpdates(
+    d.redis,
+    botId,
+    [{ kind, payload, history: history ? { chatId: chat.id } : undefined }],
+    {
+      chats: [chat],
+      users: [user as { id: number }],
+    },
+  );
   const outcome = results?.[0];
   if (outcome?.outcome === "appended" && outcome.webhook) await scheduleDrain(d.deliveryQueue, botId);
   return outcome;
 }
 
-const updateFields = (o: AppendOutcome) => (o.outcome === "appended" ? { update_id: o.update_id } : { update_id: null, dropped: o.reason });
+const updateFields = (o: AppendOutcome) =>
+  o.outcome === "appended" ? { update_id: o.update_id } : { update_id: null, dropped: o.reason };
 
 /** `POST …/chats/:chatId/messages`: the user sends a text; it joins the history and the bot's log in one step. */
-export async function sendUserMessage(d: InvoiceDomain, botId: string, chatId: string, body: UserMessageBody): Promise<MethodOutcome> {
+export async function sendUserMessage(
+  d: InvoiceDomain,
+  botId: string,
+  chatId: string,
+  body: UserMessageBody,
+): Promise<MethodOutcome> {
   const resolved = await resolveChat(d, botId, chatId, body.from);
   if ("error" in resolved) return resolved.error;
   const { chat, user } = resolved;
   const entities = commandEntities(body.text);
-  const payload: Record<string, unknown> = { from: user, chat: chatJson(chat), date: Math.floor(Date.now() / 1000), text: body.text };
+  const payload: Record<string, unknown> = {
+    from: user,
+    chat: chatJson(chat),
+    date: Math.floor(Date.now() / 1000),
+    text: body.text,
+  };
   if (entities.length > 0) payload.entities = entities;
   const outcome = await append(d, botId, "message", payload, chat, user, true);
   if (!outcome) return failure(Errors.botNotFound());
@@ -84,7 +120,8 @@ const chatInstance = (botId: string, chatId: number) =>
   (createHash("sha256").update(`${botId}:${chatId}`).digest().readBigInt64BE() >> 1n).toString();
 
 function hasButton(message: Record<string, unknown>, data: string): boolean {
-  const rows = (message.reply_markup as { inline_keyboard?: { callback_data?: unknown }[][] } | undefined)?.inline_keyboard ?? [];
+  const rows =
+    (message.reply_markup as { inline_keyboard?: { callback_data?: unknown }[][] } | undefined)?.inline_keyboard ?? [];
   return rows.some((row) => row.some((b) => b.callback_data === data));
 }
 
@@ -92,7 +129,13 @@ function hasButton(message: Record<string, unknown>, data: string): boolean {
  * `POST …/chats/:chatId/callback_queries`: the user presses a button of the bot's message. With
  * `wait_answer_ms`, waits for the bot's answerCallbackQuery (on any replica).
  */
-export async function pressButton(d: InvoiceDomain, botId: string, chatId: string, body: CallbackQueryBody, signal: AbortSignal): Promise<MethodOutcome> {
+export async function pressButton(
+  d: InvoiceDomain,
+  botId: string,
+  chatId: string,
+  body: CallbackQueryBody,
+  signal: AbortSignal,
+): Promise<MethodOutcome> {
   const chat = await findChat(d.redis, botId, chatId);
   if (!chat) return failure(Errors.platformChatUnknown(chatId));
   const json = await d.redis.hget(keys.messages(botId), `${chat.id}:${body.message_id}`);

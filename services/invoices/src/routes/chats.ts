@@ -44,7 +44,10 @@ export function registerChatRoutes(app: FastifyInstance, d: InvoiceDomain) {
     if (bad) return sendError(reply, bad);
     const body = parseWith(CallbackQueryBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
-    return sendOutcome(reply, await pressButton(d, req.params.botId, req.params.chatId, body.params, abortOnClose(reply)));
+    return sendOutcome(
+      reply,
+      await pressButton(d, req.params.botId, req.params.chatId, body.params, abortOnClose(reply)),
+    );
   });
 
   app.get<ChatParams>(`${base}/messages`, async (req, reply) => {
@@ -52,7 +55,11 @@ export function registerChatRoutes(app: FastifyInstance, d: InvoiceDomain) {
     if (bad) return sendError(reply, bad);
     const query = parseWith(HistoryQuery, req.query ?? {});
     if (!query.ok) return sendError(reply, query.error);
-    if (!(await findChat(d.redis, req.params.botId, req.params.chatId))) return sendError(reply, Errors.platformChatUnknown(req.params.chatId));
-    return sendOutcome(reply, await chatHistory(d, req.params.botId, req.params.chatId, query.params, abortOnClose(reply)));
+    if (!(await findChat(d.redis, req.params.botId, req.params.chatId)))
+      return sendError(reply, Errors.platformChatUnknown(req.params.chatId));
+    return sendOutcome(
+      reply,
+      await chatHistory(d, req.params.botId, req.params.chatId, query.params, abortOnClose(reply)),
+    );
   });
 }

@@ -54,11 +54,15 @@ export function registerPaymentRoute(app: FastifyInstance, d: InvoiceDomain) {
     if (!body.ok) return sendError(reply, body.error);
     return sendOutcome(reply, await advanceClock(d, req.params.botId, body.params));
   });
-  app.put<{ Params: { botId: string; userId: string } }>("/internal/platform/bots/:botId/users/:userId/stars", async (req, reply) => {
-    if (!isBotId(req.params.botId)) return sendError(reply, Errors.botNotFound());
-    if (!isChatId(req.params.userId) || Number(req.params.userId) <= 0) return sendError(reply, Errors.userIdInvalid());
-    const body = parseWith(UserStarsBody, req.body ?? {});
-    if (!body.ok) return sendError(reply, body.error);
-    return sendOutcome(reply, await setUserStars(d, req.params.botId, req.params.userId, body.params));
-  });
+  app.put<{ Params: { botId: string; userId: string } }>(
+    "/internal/platform/bots/:botId/users/:userId/stars",
+    async (req, reply) => {
+      if (!isBotId(req.params.botId)) return sendError(reply, Errors.botNotFound());
+      if (!isChatId(req.params.userId) || Number(req.params.userId) <= 0)
+        return sendError(reply, Errors.userIdInvalid());
+      const body = parseWith(UserStarsBody, req.body ?? {});
+      if (!body.ok) return sendError(reply, body.error);
+      return sendOutcome(reply, await setUserStars(d, req.params.botId, req.params.userId, body.params));
+    },
+  );
 }

@@ -36,7 +36,8 @@ export function registerBotAdminRoutes(app: FastifyInstance, redis: Redis) {
   const exists = async (botId: string) => isBotId(botId) && (await redis.exists(keys.bot(botId))) === 1;
 
   app.delete<BotParams>("/internal/platform/bots/:botId", async (req, reply) => {
-    if (!isBotId(req.params.botId) || !(await deleteBot(redis, req.params.botId))) return sendError(reply, Errors.botNotFound());
+    if (!isBotId(req.params.botId) || !(await deleteBot(redis, req.params.botId)))
+      return sendError(reply, Errors.botNotFound());
     return sendOutcome(reply, success(true));
   });
 
@@ -65,6 +66,9 @@ export function registerBotAdminRoutes(app: FastifyInstance, redis: Redis) {
     if (!(await exists(req.params.botId))) return sendError(reply, Errors.botNotFound());
     const query = parseWith(RequestsQuery, req.query ?? {});
     if (!query.ok) return sendError(reply, query.error);
-    return sendOutcome(reply, success({ requests: await readRequests(redis, req.params.botId, query.params.limit ?? REQUEST_LOG_SIZE) }));
+    return sendOutcome(
+      reply,
+      success({ requests: await readRequests(redis, req.params.botId, query.params.limit ?? REQUEST_LOG_SIZE) }),
+    );
   });
 }

@@ -52,7 +52,12 @@ export async function createBot(redis: Redis, body: CreateBotBody): Promise<Meth
   const lower = body.username.toLowerCase();
   if (!(await claimUsername(redis, lower, id))) return failure(Errors.usernameTaken());
   const firstName = body.first_name ?? body.username;
-  const fields = { token_hash: hashToken(token), username: body.username, first_name: firstName, created_at: Date.now() };
+  const fields = {
+    token_hash: hashToken(token),
+    username: body.username,
+    first_name: firstName,
+    created_at: Date.now(),
+  };
   if (!(await redis.spCreateBot(keys.bot(id), ...Object.entries(fields).flat()))) {
     await redis.spClaimUsername(keys.botUsernames(), lower, "", id, CLAIM_LEASE_MS);
     return failure(Errors.tokenTaken());

@@ -46,8 +46,10 @@ function collectParties(value: unknown, chats: Map<number, Chat>, users: Map<num
   for (const [key, v] of Object.entries(value)) {
     if (typeof v !== "object" || v === null) continue;
     const o = v as Record<string, unknown>;
-    if (key === "chat" && Number.isSafeInteger(o.id) && typeof o.type === "string") chats.set(o.id as number, o as unknown as Chat);
-    else if ((key === "from" || key === "user") && Number.isSafeInteger(o.id) && o.is_bot !== true) users.set(o.id as number, o as { id: number });
+    if (key === "chat" && Number.isSafeInteger(o.id) && typeof o.type === "string")
+      chats.set(o.id as number, o as unknown as Chat);
+    else if ((key === "from" || key === "user") && Number.isSafeInteger(o.id) && o.is_bot !== true)
+      users.set(o.id as number, o as { id: number });
     collectParties(v, chats, users, depth + 1);
   }
 }
@@ -71,7 +73,10 @@ export async function ingestUpdates(deps: IngestDeps, botId: string, body: unkno
   const chats = new Map<number, Chat>();
   const users = new Map<number, { id: number }>();
   for (const c of checked) collectParties(c, chats, users);
-  const results = await appendUpdates(deps.redis, botId, checked, { chats: [...chats.values()], users: [...users.values()] });
+  const results = await appendUpdates(deps.redis, botId, checked, {
+    chats: [...chats.values()],
+    users: [...users.values()],
+  });
   if (!results) return failure(Errors.botNotFound());
   if (results.some((r) => r.outcome === "appended" && r.webhook)) await deps.onWebhookPending(botId);
   const answers = results.map((r) => {

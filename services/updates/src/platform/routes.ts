@@ -21,7 +21,6 @@ import { ingestUpdates, type IngestDeps } from "./ingest.ts";
 
 type BotParams = { Params: { botId: string; chatId?: string } };
 
-
 /** The platform routes this service owns, behind the gateway's bearer check (`/internal/platform/*`). */
 export function registerPlatformRoutes(app: FastifyInstance, deps: IngestDeps & { redis: Redis }) {
   const { redis } = deps;
@@ -45,7 +44,10 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: IngestDeps & 
     if (!body.ok) return sendError(reply, body.error);
     const chat = { id: Number(chatId), ...body.params };
     if ((chat.type === "private") !== Number(chatId) > 0) {
-      return sendOutcome(reply, failure(Errors.chatInvalid("private chats have positive ids, other chats negative ones")));
+      return sendOutcome(
+        reply,
+        failure(Errors.chatInvalid("private chats have positive ids, other chats negative ones")),
+      );
     }
     await saveChat(redis, botId, chat);
     return sendOutcome(reply, success(chat));

@@ -1,6 +1,17 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { Errors, getBot, isBotId, keys, sendError, sendOutcome, STATUS, success, type BotRecord, type Chat } from "@starpost/shared";
+import {
+  Errors,
+  getBot,
+  isBotId,
+  keys,
+  sendError,
+  sendOutcome,
+  STATUS,
+  success,
+  type BotRecord,
+  type Chat,
+} from "@starpost/shared";
 import { getWebhookInfo } from "../webhook/info.ts";
 
 type BotParams = { Params: { botId: string } };
@@ -18,17 +29,23 @@ export function registerViewRoutes(app: FastifyInstance, redis: Redis) {
 
   app.get<BotParams>("/internal/platform/bots/:botId/chats", async (req, reply) => {
     if (!(await exists(req.params.botId))) return sendError(reply, Errors.botNotFound());
-    const chats = Object.values(await redis.hgetall(keys.chats(req.params.botId))).map((json) => JSON.parse(json) as Chat);
+    const chats = Object.values(await redis.hgetall(keys.chats(req.params.botId))).map(
+      (json) => JSON.parse(json) as Chat,
+    );
     chats.sort((a, b) => a.id - b.id);
     return sendOutcome(reply, success({ chats }));
   });
 
   app.get<BotParams>("/internal/platform/bots/:botId/webhook", async (req, reply) => {
     if (!(await exists(req.params.botId))) return sendError(reply, Errors.botNotFound());
-    const [info, status] = await Promise.all([getWebhookInfo({ redis }, req.params.botId), redis.hgetall(keys.webhookStatus(req.params.botId))]);
+    const [info, status] = await Promise.all([
+      getWebhookInfo({ redis }, req.params.botId),
+      redis.hgetall(keys.webhookStatus(req.params.botId)),
+    ]);
     if (!info.ok) return sendOutcome(reply, info);
     const next = nextRetryMs(status);
-    const result = next === undefined ? info.result : { ...(info.result as object), next_retry_date: Math.ceil(next / 1000) };
+    const result =
+      next === undefined ? info.result : { ...(info.result as object), next_retry_date: Math.ceil(next / 1000) };
     return sendOutcome(reply, success(result));
   });
 }

@@ -11,7 +11,8 @@ export function pollingHandlers(redis: Redis, hub: PollHub): MethodHandlers {
       // webhook, and before anything waits, so updates created from now on are filtered by it.
       const saveAllowed = allowed === undefined ? undefined : () => saveAllowedUpdates(redis, botId, allowed);
 
-      if (timeout > 0) return hub.wait({ botId, offset, limit, timeoutMs: timeout * 1000, signal, beforeWait: saveAllowed });
+      if (timeout > 0)
+        return hub.wait({ botId, offset, limit, timeoutMs: timeout * 1000, signal, beforeWait: saveAllowed });
 
       // Timeout 0 never waits, so it never disturbs a waiting poll of the same bot.
       const read = await pollUpdates(redis, botId, { offset, limit, pollId: "", mode: "none", ownerTtlMs: 0 });

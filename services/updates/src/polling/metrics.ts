@@ -6,7 +6,11 @@ export function pollingMetrics(registry: Registry, waiting: () => number) {
   return {
     answered: registry.counter("starpost_get_updates_total", "getUpdates answers, by how they ended", ["end"]),
     conflicts: registry.counter("starpost_poll_conflicts_total", "getUpdates 409 answers, by reason", ["reason"]),
-    waited: registry.histogram("starpost_poll_wait_seconds", "How long a getUpdates call was held before its answer, by how it ended", ["end"]),
+    waited: registry.histogram(
+      "starpost_poll_wait_seconds",
+      "How long a getUpdates call was held before its answer, by how it ended",
+      ["end"],
+    ),
     wakeups: registry.counter("starpost_poll_wakeups_total", "wake messages received for bots with a waiting poll"),
   };
 }

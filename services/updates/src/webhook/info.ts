@@ -1,4 +1,11 @@
-import { loadAllowedUpdates, loadLastError, loadWebhook, pendingCount, success, type MethodOutcome } from "@starpost/shared";
+import {
+  loadAllowedUpdates,
+  loadLastError,
+  loadWebhook,
+  pendingCount,
+  success,
+  type MethodOutcome,
+} from "@starpost/shared";
 import type { WebhookDeps } from "./types.ts";
 
 /**

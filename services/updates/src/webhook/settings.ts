@@ -21,10 +21,19 @@ import type { WebhookDeps } from "./types.ts";
 const SET_INTERVAL_MS = 1000;
 
 /** deleteWebhook, and setWebhook with an empty url. */
-export async function deleteWebhook(deps: WebhookDeps, botId: string, dropPendingUpdates: boolean): Promise<MethodOutcome> {
+export async function deleteWebhook(
+  deps: WebhookDeps,
+  botId: string,
+  dropPendingUpdates: boolean,
+): Promise<MethodOutcome> {
   const { redis } = deps;
   // Pending updates stay for getUpdates unless dropped (even when no webhook was set).
-  const removed = await redis.spDeleteWebhook(keys.webhook(botId), keys.webhookStatus(botId), keys.updateLog(botId), dropPendingUpdates ? "1" : "0");
+  const removed = await redis.spDeleteWebhook(
+    keys.webhook(botId),
+    keys.webhookStatus(botId),
+    keys.updateLog(botId),
+    dropPendingUpdates ? "1" : "0",
+  );
   // The registry of webhook bots is global (another slot): updated after the bot's own step. A
   // bot left in it by a crash costs the reconciler one empty drain per pass until its next set/delete.
   await redis.srem(keys.webhookBotsOf(botId), botId);

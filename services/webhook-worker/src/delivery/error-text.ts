@@ -13,14 +13,24 @@ const TLS_CODE = /CERT|ERR_TLS|ERR_SSL|SELF_SIGNED|UNABLE_TO_/;
  * has them ("Connection refused", "Connection timed out", "Read timeout expired") and a clear
  * "SSL error: certificate verify failed: ..." for certificate problems.
  */
-export function failureText(err: unknown): { text: string; kind: "connect" | "timeout" | "tls" | "guard" | "closed" | "other" } {
-  for (let e = err as (Error & { code?: string; cause?: unknown }) | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+export function failureText(err: unknown): {
+  text: string;
+  kind: "connect" | "timeout" | "tls" | "guard" | "closed" | "other";
+} {
+  for (
+    let e = err as (Error & { code?: string; cause?: unknown }) | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (e instanceof WebhookTargetError) return { text: e.message, kind: "guard" };
     const code = e.code ?? "";
     if (code === "ECONNREFUSED") return { text: "Connection refused", kind: "connect" };
-    if (code === "ETIMEDOUT" || code === "UND_ERR_CONNECT_TIMEOUT") return { text: "Connection timed out", kind: "timeout" };
-    if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") return { text: "Read timeout expired", kind: "timeout" };
-    if (code === "ENOTFOUND" || code === "EAI_AGAIN") return { text: "Failed to resolve host: Name or service not known", kind: "connect" };
+    if (code === "ETIMEDOUT" || code === "UND_ERR_CONNECT_TIMEOUT")
+      return { text: "Connection timed out", kind: "timeout" };
+    if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT")
+      return { text: "Read timeout expired", kind: "timeout" };
+    if (code === "ENOTFOUND" || code === "EAI_AGAIN")
+      return { text: "Failed to resolve host: Name or service not known", kind: "connect" };
     if (code === "EHOSTUNREACH") return { text: "No route to host", kind: "connect" };
     if (code === "ENETUNREACH") return { text: "Network is unreachable", kind: "connect" };
     if (code === "ECONNRESET" || code === "EPIPE") return { text: "Connection reset by peer", kind: "closed" };

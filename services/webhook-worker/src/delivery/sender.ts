@@ -59,7 +59,11 @@ export class WebhookSender {
 
   constructor(private readonly opts: SenderOptions) {
     this.agent = new Agent({
-      connect: { ca: opts.ca, lookup: guardedLookup(opts.allowPrivateNetworks), timeout: Math.min(opts.timeoutMs, 10_000) },
+      connect: {
+        ca: opts.ca,
+        lookup: guardedLookup(opts.allowPrivateNetworks),
+        timeout: Math.min(opts.timeoutMs, 10_000),
+      },
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
       keepAliveTimeout: 30_000,
@@ -72,7 +76,10 @@ export class WebhookSender {
     if (!t) {
       const u = parseWebhookUrl(url);
       if (!u) throw new WebhookTargetError("Invalid webhook URL", "WEBHOOK_UNRESOLVED");
-      const auth = u.username || u.password ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64")}` : undefined;
+      const auth =
+        u.username || u.password
+          ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64")}`
+          : undefined;
       t = { origin: u.origin, path: `${u.pathname}${u.search}`, auth, host: urlHost(u) };
       if (this.targets.size > 10_000) this.targets.clear();
       this.targets.set(url, t);
@@ -105,9 +112,15 @@ export class WebhookSender {
         return { ok: true, status: res.statusCode, reply: parseReply(Array.isArray(type) ? type[0] : type, text) };
       }
       await res.body.dump();
-      return { ok: false, error: wrongResponseText(res.statusCode), kind: "http", retryAfter: parseRetryAfter(res.headers["retry-after"]) };
+      return {
+        ok: false,
+        error: wrongResponseText(res.statusCode),
+        kind: "http",
+        retryAfter: parseRetryAfter(res.headers["retry-after"]),
+      };
     } catch (err) {
-      if (signal?.aborted) return { ok: false, error: "Request aborted", kind: "aborted", retryAfter: 0, aborted: true };
+      if (signal?.aborted)
+        return { ok: false, error: "Request aborted", kind: "aborted", retryAfter: 0, aborted: true };
       const { text, kind } = failureText(err);
       return { ok: false, error: text, kind, retryAfter: 0 };
     }

@@ -1,5 +1,12 @@
 import type { Redis } from "ioredis";
-import { confirmUpdates, loadWebhook, readEntries, type LogEntry, type Logger, type WebhookConfig } from "@starpost/shared";
+import {
+  confirmUpdates,
+  loadWebhook,
+  readEntries,
+  type LogEntry,
+  type Logger,
+  type WebhookConfig,
+} from "@starpost/shared";
 import { FRESH, nextRetry, type RetryState } from "../delivery/backoff.ts";
 import type { DeliveryResult, Target } from "../delivery/sender.ts";
 import type { WorkerMetrics } from "../metrics.ts";
@@ -17,8 +24,7 @@ export interface DrainDeps {
 
 /** Why a drain ended; `retryAt` asks for the next drain at that time. */
 export type DrainOutcome =
-  | { reason: "empty" | "stopped" | "no_webhook" | "changed" }
-  | { reason: "backoff"; retryAt: number };
+  { reason: "empty" | "stopped" | "no_webhook" | "changed" } | { reason: "backoff"; retryAt: number };
 
 /** Updates read from the log at once; more are read when fewer than half remain. */
 const READ_BATCH = 500;
@@ -98,7 +104,8 @@ export class BotDrain {
         const next = this.nextWakeup();
         if (next - Date.now() > HOLD_MS) return { reason: "backoff", retryAt: next };
       }
-      const wait = this.inflight.size === this.limit() ? TICK_MS : Math.min(TICK_MS, Math.max(0, this.nextWakeup() - Date.now()));
+      const wait =
+        this.inflight.size === this.limit() ? TICK_MS : Math.min(TICK_MS, Math.max(0, this.nextWakeup() - Date.now()));
       await this.waitEvent(wait);
     }
   }
@@ -206,14 +213,29 @@ export class BotDrain {
     const prev = this.retries.get(entry.update_id) ?? FRESH;
     const decision = nextRetry(prev, result.retryAfter, entry.expiresAt, now, this.deps.backoffScale);
     if (decision.outcome === "drop") {
-      await recordFailure(redis, this.botId, { generation: this.config.generation, updateId: entry.update_id, message: result.error, retry: undefined, now });
+      await recordFailure(redis, this.botId, {
+        generation: this.config.generation,
+        updateId: entry.update_id,
+        message: result.error,
+        retry: undefined,
+        now,
+      });
       await this.drop(entry);
       return "done";
     }
     this.retries.set(entry.update_id, decision.state);
     metrics.retryDelay.observe(Math.max(0, decision.state.wakeupAt - now) / 1000);
-    await recordFailure(redis, this.botId, { generation: this.config.generation, updateId: entry.update_id, message: result.error, retry: decision.state, now });
-    this.deps.logger.debug({ botId: this.botId, update_id: entry.update_id, error: result.error, fails: decision.state.fails }, "webhook delivery failed");
+    await recordFailure(redis, this.botId, {
+      generation: this.config.generation,
+      updateId: entry.update_id,
+      message: result.error,
+      retry: decision.state,
+      now,
+    });
+    this.deps.logger.debug(
+      { botId: this.botId, update_id: entry.update_id, error: result.error, fails: decision.state.fails },
+      "webhook delivery failed",
+    );
     return "retry";
   }
 
