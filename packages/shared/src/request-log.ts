@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { isCluster } from "./redis.ts";
 import { keys } from "./redis-keys.ts";
 
 /** Entries kept per bot: the newest calls, enough to see what a test just did. */
@@ -33,8 +34,46 @@ export function loggedParams(params: Record<string, unknown>): Record<string, un
   return out;
 }
 
-export async function recordRequest(redis: Redis, botId: string, entry: RequestLogEntry): Promise<void> {
-  await redis.spRecordRequest(keys.bot(botId), keys.requestLog(botId), JSON.stringify(entry), REQUEST_LOG_SIZE);
+/**
+ * Writes the request log: the entries of calls answered in one event-loop turn go to Redis
+ * together, in the order they were added, as one pipeline (on a Redis Cluster, where one
+ * pipeline cannot span slots, each entry is its own command). A failed write is passed to
+ * `onError`; it never fails a call, whose answer has gone out already.
+ */
+export class RequestLogWriter {
+  private pending: { botId: string; json: string }[] = [];
+  private readonly cluster: boolean;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly onError: (err: Error) => void,
+  ) {
+    this.cluster = isCluster(redis);
+  }
+
+  add(botId: string, entry: RequestLogEntry): void {
+    if (this.pending.length === 0) setImmediate(this.flush);
+    this.pending.push({ botId, json: JSON.stringify(entry) });
+  }
+
+  private readonly flush = () => {
+    const batch = this.pending;
+    this.pending = [];
+    if (this.cluster) {
+      for (const { botId, json } of batch) {
+        this.redis.spRecordRequest(keys.bot(botId), keys.requestLog(botId), json, REQUEST_LOG_SIZE).catch(this.onError);
+      }
+      return;
+    }
+    const pipeline = this.redis.pipeline();
+    for (const { botId, json } of batch) {
+      void pipeline.spRecordRequest(keys.bot(botId), keys.requestLog(botId), json, REQUEST_LOG_SIZE);
+    }
+    pipeline.exec().then((results) => {
+      const failed = results?.find(([err]) => err)?.[0];
+      if (failed) this.onError(failed);
+    }, this.onError);
+  };
 }
 
 /** The newest `limit` entries, oldest first (newest last). */

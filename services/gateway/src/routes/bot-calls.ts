@@ -5,7 +5,7 @@ import {
   faultError,
   findMethod,
   loggedParams,
-  recordRequest,
+  RequestLogWriter,
   sendError,
   takeFault,
   type BotApiError,
@@ -61,6 +61,9 @@ export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: L
     'Bot API calls answered, by method (unknown names as "unknown") and HTTP status',
     ["method", "status"],
   );
+  const log = new RequestLogWriter(redis, (err) =>
+    logger.warn({ err: { message: err.message } }, "request log write failed"),
+  );
   app.addHook("onSend", async (req, reply, payload) => {
     const call = calls.get(req);
     if (!call) return payload;
@@ -84,9 +87,7 @@ export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: L
       ...error,
       duration_ms: Math.round(performance.now() - call.started),
     };
-    recordRequest(redis, call.botId, entry).catch((err: Error) =>
-      logger.warn({ err: { message: err.message } }, "request log write failed"),
-    );
+    log.add(call.botId, entry);
     return payload;
   });
 }
