@@ -64,9 +64,10 @@ export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: L
   const log = new RequestLogWriter(redis, (err) =>
     logger.warn({ err: { message: err.message } }, "request log write failed"),
   );
-  app.addHook("onSend", async (req, reply, payload) => {
+  // A callback hook: an async one costs a promise and a microtask turn on every call.
+  app.addHook("onSend", (req, reply, payload, done) => {
     const call = calls.get(req);
-    if (!call) return payload;
+    if (!call) return done(null, payload);
     const status = reply.statusCode;
     counted.inc({ method: findMethod(call.method) ?? "unknown", status });
     let error: { error_code?: number; description?: string } = {};
@@ -88,6 +89,6 @@ export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: L
       duration_ms: Math.round(performance.now() - call.started),
     };
     log.add(call.botId, entry);
-    return payload;
+    done(null, payload);
   });
 }
