@@ -35,13 +35,17 @@ export function loggedParams(params: Record<string, unknown>): Record<string, un
 }
 
 /**
- * Writes the request log: the entries of calls answered in one event-loop turn go to Redis
- * together, in the order they were added, as one pipeline (on a Redis Cluster, where one
- * pipeline cannot span slots, each entry is its own command). A failed write is passed to
- * `onError`; it never fails a call, whose answer has gone out already.
+ * Writes the request log with at most one write in flight: the entries of calls answered while
+ * Redis is busy with the previous write go together in the next one, in the order they were
+ * added, as one pipeline (on a Redis Cluster, where one pipeline cannot span slots, each entry is
+ * its own command). An entry thus lags its answer by an event-loop turn, or by one Redis round
+ * trip under load. A failed write is passed to `onError`; it never fails a call, whose answer has
+ * gone out already.
  */
 export class RequestLogWriter {
   private pending: { botId: string; json: string }[] = [];
+  private scheduled = false;
+  private inFlight: Promise<void> | undefined;
   private readonly cluster: boolean;
 
   constructor(
@@ -52,28 +56,51 @@ export class RequestLogWriter {
   }
 
   add(botId: string, entry: RequestLogEntry): void {
-    if (this.pending.length === 0) setImmediate(this.flush);
     this.pending.push({ botId, json: JSON.stringify(entry) });
+    if (!this.scheduled && !this.inFlight) {
+      this.scheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  /** Resolves once every entry added so far is written (or its write failed). */
+  async drain(): Promise<void> {
+    while (this.inFlight || this.pending.length > 0) await (this.inFlight ?? this.write());
   }
 
   private readonly flush = () => {
+    this.scheduled = false;
+    if (!this.inFlight && this.pending.length > 0) void this.write();
+  };
+
+  private write(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
+    this.inFlight = this.send(batch)
+      .catch(this.onError)
+      .finally(() => {
+        this.inFlight = undefined;
+        this.flush();
+      });
+    return this.inFlight;
+  }
+
+  private async send(batch: { botId: string; json: string }[]): Promise<void> {
     if (this.cluster) {
-      for (const { botId, json } of batch) {
-        this.redis.spRecordRequest(keys.bot(botId), keys.requestLog(botId), json, REQUEST_LOG_SIZE).catch(this.onError);
-      }
+      const writes = batch.map(({ botId, json }) =>
+        this.redis.spRecordRequest(keys.bot(botId), keys.requestLog(botId), json, REQUEST_LOG_SIZE),
+      );
+      const failed = (await Promise.allSettled(writes)).find((r) => r.status === "rejected");
+      if (failed) throw (failed as PromiseRejectedResult).reason;
       return;
     }
     const pipeline = this.redis.pipeline();
     for (const { botId, json } of batch) {
       void pipeline.spRecordRequest(keys.bot(botId), keys.requestLog(botId), json, REQUEST_LOG_SIZE);
     }
-    pipeline.exec().then((results) => {
-      const failed = results?.find(([err]) => err)?.[0];
-      if (failed) this.onError(failed);
-    }, this.onError);
-  };
+    const failed = (await pipeline.exec())?.find(([err]) => err)?.[0];
+    if (failed) throw failed;
+  }
 }
 
 /** The newest `limit` entries, oldest first (newest last). */

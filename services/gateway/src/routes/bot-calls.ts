@@ -64,6 +64,8 @@ export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: L
   const log = new RequestLogWriter(redis, (err) =>
     logger.warn({ err: { message: err.message } }, "request log write failed"),
   );
+  // The entries of the last calls are written before the gateway lets go of Redis.
+  app.addHook("onClose", () => log.drain());
   // A callback hook: an async one costs a promise and a microtask turn on every call.
   app.addHook("onSend", (req, reply, payload, done) => {
     const call = calls.get(req);
