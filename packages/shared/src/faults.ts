@@ -47,10 +47,7 @@ export async function addFault(redis: Redis, botId: string, body: FaultBody): Pr
   const method = body.method === "*" ? "*" : findMethod(body.method);
   if (!method) return { outcome: "invalid", error: Errors.faultMethodUnknown(body.method) };
   if (body.error_code !== undefined && body.description === undefined && !DEFAULT_ERRORS[body.error_code]) {
-    return {
-      outcome: "invalid",
-      error: Errors.platformParamInvalid(`description is required for error_code ${body.error_code}`),
-    };
+    return { outcome: "invalid", error: Errors.faultDescriptionRequired(body.error_code) };
   }
   const rule: Omit<Fault, "id"> = { method, times: body.times ?? 1 };
   for (const k of ["error_code", "description", "retry_after", "delay_ms"] as const)

@@ -49,8 +49,7 @@ async function resolveChat(
   let chat = await findChat(d.redis, botId, chatId);
   if (!chat) {
     if (Number(chatId) <= 0) return { error: failure(Errors.platformChatUnknown(chatId)) };
-    if (from && String(from.id) !== chatId)
-      return { error: failure(Errors.platformParamInvalid("from.id must be the chat id in a private chat")) };
+    if (from && String(from.id) !== chatId) return { error: failure(Errors.platformFromIdNotChat()) };
     const person = from ?? { id: Number(chatId) };
     chat = chatJson({
       id: Number(chatId),

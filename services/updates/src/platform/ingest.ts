@@ -24,18 +24,18 @@ type Checked = { kind: string; payload: Record<string, unknown> };
 
 function check(update: unknown): Checked | BotApiError {
   if (typeof update !== "object" || update === null || Array.isArray(update)) {
-    return Errors.updateInvalid("an Update object is expected");
+    return Errors.updateNotObject();
   }
   const names = Object.keys(update);
-  if (names.includes("update_id")) return Errors.updateInvalid("update_id is assigned by starpost");
-  if (names.length !== 1) return Errors.updateInvalid("exactly one update kind is expected");
+  if (names.includes("update_id")) return Errors.updateIdGiven();
+  if (names.length !== 1) return Errors.updateKindCount();
   const name = names[0]!;
   const kind = updateKind(name);
   if (!kind) return Errors.updateKindUnknown(name);
   if (!kind.produced) return Errors.updateKindNeverProduced(name);
   const payload = (update as Record<string, unknown>)[name];
   if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
-    return Errors.updateInvalid(`"${name}" must be an object`);
+    return Errors.updateKindNotObject(name);
   }
   return { kind: name, payload: payload as Record<string, unknown> };
 }

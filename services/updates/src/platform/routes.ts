@@ -39,15 +39,12 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: IngestDeps & 
   app.put<BotParams>("/internal/platform/bots/:botId/chats/:chatId", async (req, reply) => {
     const { botId, chatId } = req.params;
     if (!isBotId(botId) || !(await redis.exists(keys.bot(botId)))) return sendError(reply, Errors.botNotFound());
-    if (!isChatId(chatId)) return sendError(reply, Errors.chatInvalid("the chat id must be an integer"));
+    if (!isChatId(chatId)) return sendError(reply, Errors.chatIdNotInteger());
     const body = parseWith(ChatBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
     const chat = { id: Number(chatId), ...body.params };
     if ((chat.type === "private") !== Number(chatId) > 0) {
-      return sendOutcome(
-        reply,
-        failure(Errors.chatInvalid("private chats have positive ids, other chats negative ones")),
-      );
+      return sendOutcome(reply, failure(Errors.chatIdSign()));
     }
     await saveChat(redis, botId, chat);
     return sendOutcome(reply, success(chat));
