@@ -20,6 +20,7 @@ describe("parse_mode HTML", () => {
     ["🏟 🏟&lt;<b></b></", "Unexpected end tag at byte offset 20"],
     ["🏟 🏟&lt;<i>a</i   ", "Unclosed end tag at byte offset 17"],
     ["🏟 🏟&lt;<i>a</em   >", 'Unmatched end tag at byte offset 17, expected "</i>", found "</em>"'],
+    ['🏟 🏟&lt;<span class="x">a</span>', 'Tag "span" must have class "tg-spoiler" at byte offset 13'],
   ])("%s → %s", (markup, error) => {
     expect(parseEntities(markup, "HTML")).toEqual(failure(error));
   });
