@@ -1,0 +1,58 @@
+import { Errors, failure, success, type BotApiError, type MethodOutcome } from "@starpost/shared";
+
+/**
+ * What the invoices domain answers: a result, or a refusal named by a string literal. The domain
+ * never builds a wire error; this one map turns each refusal into its registry entry at the edge
+ * (the method handlers and the platform routes).
+ */
+const REFUSALS = {
+  bot_not_found: () => Errors.botNotFound(),
+  bot_unauthorized: () => Errors.unauthorized(),
+  chat_id_empty: () => Errors.chatIdEmpty(),
+  chat_not_found: () => Errors.chatNotFound(),
+  invoice_chat_type: () => Errors.chatTypeUnsupported(),
+  message_chat_type: () => Errors.messageChatTypeUnsupported(),
+  reply_not_found: () => Errors.replyNotFound(),
+  // Payments, refunds and subscriptions
+  invoice_message_not_found: () => Errors.invoiceMessageNotFound(),
+  invoice_link_not_found: () => Errors.invoiceLinkNotFound(),
+  stars_not_enough: () => Errors.starsNotEnough(),
+  already_subscribed: () => Errors.alreadySubscribed(),
+  idempotency_key_reused: () => Errors.idempotencyKeyReused(),
+  pre_checkout_query_invalid: () => Errors.preCheckoutQueryInvalid(),
+  user_not_found: () => Errors.userNotFound(),
+  charge_not_found: () => Errors.chargeNotFound(),
+  charge_already_refunded: () => Errors.chargeAlreadyRefunded(),
+  subscription_expired: () => Errors.subscriptionExpired(),
+  // Edits and deletes of the bot's messages
+  message_to_edit_not_found: () => Errors.messageToEditNotFound(),
+  message_cant_be_edited: () => Errors.messageCantBeEdited(),
+  no_text_to_edit: () => Errors.noTextToEdit(),
+  message_not_modified: () => Errors.messageNotModified(),
+  message_to_delete_not_found: () => Errors.messageToDeleteNotFound(),
+  edit_conflict: () => Errors.internal(),
+  // The user's side of a chat (platform API)
+  chat_unknown: (r: { chat_id: string }) => Errors.platformChatUnknown(r.chat_id),
+  from_id_not_chat: () => Errors.platformFromIdNotChat(),
+  from_required: () => Errors.platformFromRequired(),
+  message_unknown: (r: { message_id: number }) => Errors.platformMessageUnknown(String(r.message_id)),
+  not_bot_message: (r: { message_id: number }) => Errors.platformNotBotMessage(String(r.message_id)),
+  button_unknown: (r: { data: string }) => Errors.platformButtonUnknown(r.data),
+} satisfies Record<string, (r: never) => BotApiError>;
+
+type Refusals = typeof REFUSALS;
+/** A refusal: its name, plus the values its text shows. */
+export type Refusal = {
+  [K in keyof Refusals]: { outcome: K } & (Parameters<Refusals[K]> extends [infer A] ? A : unknown);
+}[keyof Refusals];
+
+/** A domain step's answer: `ok` with its result, or one of the refusals R. */
+export type Outcome<T, R extends Refusal = Refusal> = { outcome: "ok"; result: T } | R;
+
+export const ok = <T>(result: T): { outcome: "ok"; result: T } => ({ outcome: "ok", result });
+
+/** The edge: a domain outcome as the Bot API answer. */
+export function answer(o: Outcome<unknown>): MethodOutcome {
+  if (o.outcome === "ok") return success(o.result);
+  return failure((REFUSALS[o.outcome] as (r: Refusal) => BotApiError)(o));
+}
