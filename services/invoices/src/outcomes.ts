@@ -1,9 +1,9 @@
-import { Errors, failure, success, type BotApiError, type MethodOutcome } from "@starpost/shared";
+import { answerWith, Errors, type Outcome as AnyOutcome, type RefusalMap, type RefusalOf } from "@starpost/shared";
 
 /**
- * What the invoices domain answers: a result, or a refusal named by a string literal. The domain
- * never builds a wire error; this one map turns each refusal into its registry entry at the edge
- * (the method handlers and the platform routes).
+ * The refusals of the invoices domain and their registry entries: the one map the edge (the
+ * method handlers and the platform routes) applies with `answer`. Domain code answers
+ * `ok(result)` or one of these by name.
  */
 const REFUSALS = {
   bot_not_found: () => Errors.botNotFound(),
@@ -38,21 +38,9 @@ const REFUSALS = {
   message_unknown: (r: { message_id: number }) => Errors.platformMessageUnknown(String(r.message_id)),
   not_bot_message: (r: { message_id: number }) => Errors.platformNotBotMessage(String(r.message_id)),
   button_unknown: (r: { data: string }) => Errors.platformButtonUnknown(r.data),
-} satisfies Record<string, (r: never) => BotApiError>;
+} satisfies RefusalMap;
 
-type Refusals = typeof REFUSALS;
-/** A refusal: its name, plus the values its text shows. */
-export type Refusal = {
-  [K in keyof Refusals]: { outcome: K } & (Parameters<Refusals[K]> extends [infer A] ? A : unknown);
-}[keyof Refusals];
-
+export type Refusal = RefusalOf<typeof REFUSALS>;
 /** A domain step's answer: `ok` with its result, or one of the refusals R. */
-export type Outcome<T, R extends Refusal = Refusal> = { outcome: "ok"; result: T } | R;
-
-export const ok = <T>(result: T): { outcome: "ok"; result: T } => ({ outcome: "ok", result });
-
-/** The edge: a domain outcome as the Bot API answer. */
-export function answer(o: Outcome<unknown>): MethodOutcome {
-  if (o.outcome === "ok") return success(o.result);
-  return failure((REFUSALS[o.outcome] as (r: Refusal) => BotApiError)(o));
-}
+export type Outcome<T, R extends Refusal = Refusal> = AnyOutcome<T, R>;
+export const answer = answerWith(REFUSALS);

@@ -1,5 +1,5 @@
-import { keys, RawJson } from "@starpost/shared";
-import { ok, type Outcome } from "../outcomes.ts";
+import { keys, RawJson, ok } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
 export interface BotMessage {

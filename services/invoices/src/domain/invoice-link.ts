@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { keys, type ParamsOf } from "@starpost/shared";
-import { ok, type Outcome } from "../outcomes.ts";
+import { keys, type ParamsOf, ok } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import type { InvoiceRecord } from "./send-invoice.ts";
 

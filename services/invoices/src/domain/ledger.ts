@@ -1,5 +1,5 @@
-import { keys, type ParamsOf } from "@starpost/shared";
-import { ok, type Outcome } from "../outcomes.ts";
+import { keys, type ParamsOf, ok } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
 /**

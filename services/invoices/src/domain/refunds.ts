@@ -1,5 +1,5 @@
-import { keys, kindArgs, logArgs, logKeys, type ParamsOf } from "@starpost/shared";
-import { ok, type Outcome } from "../outcomes.ts";
+import { keys, kindArgs, logArgs, logKeys, type ParamsOf, ok } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";

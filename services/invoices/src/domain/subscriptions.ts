@@ -7,8 +7,9 @@ import {
   type ClockBody,
   type ParamsOf,
   type UserStarsBody,
+  ok,
 } from "@starpost/shared";
-import { ok, type Outcome } from "../outcomes.ts";
+import type { Outcome } from "../outcomes.ts";
 import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";

@@ -1,6 +1,6 @@
-import { keys, type ParamsOf } from "@starpost/shared";
+import { keys, type ParamsOf, ok } from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
-import { ok, type Outcome } from "../outcomes.ts";
+import type { Outcome } from "../outcomes.ts";
 
 /** A press (and its answer slot) lives as long as its callback_query update: 150 s. */
 export const CALLBACK_LIFETIME_MS = 150_000;

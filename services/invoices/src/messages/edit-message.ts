@@ -1,6 +1,6 @@
-import { findChat, keys, RawJson, type ParamsOf } from "@starpost/shared";
+import { findChat, keys, RawJson, type ParamsOf, ok } from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
-import { ok, type Outcome } from "../outcomes.ts";
+import type { Outcome } from "../outcomes.ts";
 
 type Message = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
-import { keys, RawJson, type HistoryQuery } from "@starpost/shared";
-import { ok, type Outcome } from "../outcomes.ts";
+import { keys, RawJson, type HistoryQuery, ok } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import { isBotMessage } from "./edit-message.ts";
 

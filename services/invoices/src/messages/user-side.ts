@@ -10,9 +10,10 @@ import {
   type Chat,
   type PlatformUser,
   type UserMessageBody,
+  ok,
 } from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
-import { ok, type Outcome } from "../outcomes.ts";
+import type { Outcome } from "../outcomes.ts";
 import { CALLBACK_LIFETIME_MS, type CallbackAnswer } from "./callback-answers.ts";
 import { isBotMessage } from "./edit-message.ts";
 
