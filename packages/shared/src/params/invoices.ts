@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Errors, type BotApiError } from "../errors.ts";
+import { BotApiError, Errors } from "../errors.ts";
 import { fail } from "./issues.ts";
 import {
   asText,
@@ -206,7 +206,7 @@ export function checkReplyParameters(raw: unknown): ReplyParameters | undefined 
   return { message_id: id, ...(chatId !== undefined ? { chat_id: chatId } : {}), allow_sending_without_reply: allow };
 }
 
-export const isError = (v: unknown): v is BotApiError => typeof v === "object" && v !== null && "error_code" in v;
+export const isError = (v: unknown): v is BotApiError => v instanceof BotApiError;
 
 /** A chat as given: an id, an @username, or anything else (which no chat has). */
 export const chatIdParam = optionalString;
