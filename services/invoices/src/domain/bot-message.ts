@@ -1,5 +1,6 @@
 import { Errors, failure, keys, RawJson, success, type BotApiError, type MethodOutcome } from "@starpost/shared";
 import type { InvoiceDomain } from "./deps.ts";
+import { invoiceScripts } from "../lua/index.ts";
 
 export interface BotMessage {
   /** the Message JSON after `date`, in the official key order. */
@@ -29,25 +30,29 @@ export async function sendBotMessage(
   const botJson = await d.bots.json(botId);
   if (botJson === undefined) return failure(Errors.unauthorized());
   const reply = p.reply_parameters;
-  const [status, , message] = await d.redis.spSendInvoice(
-    keys.chats(botId),
-    keys.chatUsernames(botId),
-    keys.messageSeq(botId),
-    keys.messages(botId),
-    keys.invoices(botId),
-    p.chat_id,
-    botJson,
-    Math.floor(Date.now() / 1000),
-    m.tail,
-    m.record,
-    reply ? reply.message_id : "",
-    reply?.chat_id ?? "",
-    reply?.allow_sending_without_reply ? "1" : "0",
-    keys.chatWakeChannel(botId),
-    botId,
+  const sent = await invoiceScripts.sendInvoice(
+    d.redis,
+    {
+      chats: keys.chats(botId),
+      chatUsernames: keys.chatUsernames(botId),
+      messageSeq: keys.messageSeq(botId),
+      messages: keys.messages(botId),
+      invoices: keys.invoices(botId),
+    },
+    {
+      chatId: p.chat_id,
+      bot: botJson,
+      date: Math.floor(Date.now() / 1000),
+      tail: m.tail,
+      record: m.record,
+      replyTo: reply ? reply.message_id : "",
+      replyChat: reply?.chat_id ?? "",
+      withoutReply: reply?.allow_sending_without_reply ? "1" : "0",
+      wakeChannel: keys.chatWakeChannel(botId),
+      botId,
+    },
   );
-  if (status === "chat_not_found") return failure(Errors.chatNotFound());
-  if (status === "chat_type") return failure(m.chatTypeError());
-  if (status === "reply_not_found") return failure(Errors.replyNotFound());
-  return success(new RawJson(message!));
+  if (sent.status === "ok") return success(new RawJson(sent.message));
+  if (sent.status === "chat_type") return failure(m.chatTypeError());
+  return failure(sent.status === "chat_not_found" ? Errors.chatNotFound() : Errors.replyNotFound());
 }

@@ -11,6 +11,7 @@ import {
 } from "@starpost/shared";
 import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
+import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
 const REFUSALS = {
@@ -28,17 +29,17 @@ export async function refundStarPayment(
   botId: string,
   p: ParamsOf<"refundStarPayment">,
 ): Promise<MethodOutcome> {
-  const [status, webhook] = await d.redis.spRefundStarPayment(
-    ...logKeys(botId),
-    keys.users(botId),
-    ...moneyKeys(botId),
-    keys.clockOffset(botId),
-    ...logArgs(botId),
-    ...kindArgs("message"),
-    p.telegram_payment_charge_id,
-    String(p.user_id),
+  const { status, webhook } = await invoiceScripts.refundStarPayment(
+    d.redis,
+    { log: logKeys(botId), users: keys.users(botId), ...moneyKeys(botId), clock: keys.clockOffset(botId) },
+    {
+      log: logArgs(botId),
+      kind: kindArgs("message"),
+      chargeId: p.telegram_payment_charge_id,
+      userId: String(p.user_id),
+    },
   );
-  if (status !== "refunded") return failure(REFUSALS[status as keyof typeof REFUSALS]());
+  if (status !== "refunded") return failure(REFUSALS[status]());
   await signalWebhook(d, botId, webhook);
   return success(true);
 }

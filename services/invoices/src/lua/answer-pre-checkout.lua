@@ -7,13 +7,14 @@
   subscribed from the link, fails the payment instead. A second answer, on any replica, finds the
   query no longer pending and changes nothing. The caller wakes the waiting payment afterwards.
   Dates are the bot's clock (real time + KEYS[15]); the answer deadline and update lifetimes are real time.
-  KEYS[1..4] the log's keys          KEYS[5] pre-checkout query hash    KEYS[6] charges hash
-  KEYS[7] ledger list                KEYS[8] balance                    KEYS[9] message_id counters hash
-  KEYS[10] messages hash (the chat's history gets the service message too)
-  KEYS[11] users' Stars hash         KEYS[12] subscriptions hash        KEYS[13] subscribers hash
-  KEYS[14] subscriptions due zset    KEYS[15] the bot's clock offset (s)
-  ARGV[1..3] the log's arguments     ARGV[4..6] kind, opt-in, lifetime (ms) of message
-  ARGV[7] "1" ok, "0" refused        ARGV[8] error_message (when refused)
+  KEYS[1..4] log: the log's keys    KEYS[5] query: pre-checkout query hash    KEYS[6] charges: charges hash
+  KEYS[7] ledger: ledger list        KEYS[8] balance: balance        KEYS[9] messageSeq: message_id counters hash
+  KEYS[10] messages: messages hash (the chat's history gets the service message too)
+  KEYS[11] userStars: users' Stars hash    KEYS[12] subscriptions: subscriptions hash
+  KEYS[13] subscribers: subscribers hash   KEYS[14] due: subscriptions due zset
+  KEYS[15] clock: the bot's clock offset (s)
+  ARGV[1..3] log: the log's arguments      ARGV[4..6] kind: kind, opt-in, lifetime (ms) of message
+  ARGV[7] ok: "1" ok, "0" refused          ARGV[8] errorMessage: error_message (when refused)
   Returns { "invalid" }, { "declined" }, { "failed" } or { "paid", webhook (0/1) }.
 ]]
 --!include update-log.lua

@@ -3,12 +3,12 @@
   gets the outgoing StarTransaction, the balance shrinks by the same amount and the
   refunded_payment message is appended to the bot's log (update-log.lua); a payer with finite
   Stars gets them back. Concurrent refunds of one charge refund it once. Dates are the bot's clock.
-  KEYS[1..4] the log's keys          KEYS[5] users hash                 KEYS[6] charges hash
-  KEYS[7] ledger list                KEYS[8] balance                    KEYS[9] message_id counters hash
-  KEYS[10] messages hash (the chat's history gets the service message too)
-  KEYS[11] users' Stars hash         KEYS[12] the bot's clock offset (s)
-  ARGV[1..3] the log's arguments     ARGV[4..6] kind, opt-in, lifetime (ms) of message
-  ARGV[7] charge id                  ARGV[8] user id
+  KEYS[1..4] log: the log's keys    KEYS[5] users: users hash          KEYS[6] charges: charges hash
+  KEYS[7] ledger: ledger list        KEYS[8] balance: balance           KEYS[9] messageSeq: message_id counters hash
+  KEYS[10] messages: messages hash (the chat's history gets the service message too)
+  KEYS[11] userStars: users' Stars hash    KEYS[12] clock: the bot's clock offset (s)
+  ARGV[1..3] log: the log's arguments      ARGV[4..6] kind: kind, opt-in, lifetime (ms) of message
+  ARGV[7] chargeId: charge id              ARGV[8] userId: user id
   Returns { "user_not_found" }, { "not_found" }, { "already_refunded" } or { "refunded", webhook (0/1) }.
 ]]
 --!include update-log.lua

@@ -7,12 +7,13 @@
   (is_recurring, not is_first_recurring, the next expiration date) in the chat's history and
   the bot's log (update-log.lua), and the next expiration. Dates are the moment the renewal came
   due; update lifetimes are real time.
-  KEYS[1..4] the log's keys          KEYS[5] charges hash               KEYS[6] ledger list
-  KEYS[7] balance                    KEYS[8] message_id counters hash   KEYS[9] messages hash
-  KEYS[10] users' Stars hash         KEYS[11] subscriptions hash        KEYS[12] subscriptions due zset
-  KEYS[13] the bot's clock offset (s) KEYS[14] subscribers hash
-  ARGV[1..3] the log's arguments     ARGV[4..6] kind, opt-in, lifetime (ms) of message
-  ARGV[7] the new charge's id
+  KEYS[1..4] log: the log's keys    KEYS[5] charges: charges hash      KEYS[6] ledger: ledger list
+  KEYS[7] balance: balance           KEYS[8] messageSeq: message_id counters hash
+  KEYS[9] messages: messages hash    KEYS[10] userStars: users' Stars hash
+  KEYS[11] subscriptions: subscriptions hash    KEYS[12] due: subscriptions due zset
+  KEYS[13] clock: the bot's clock offset (s)    KEYS[14] subscribers: subscribers hash
+  ARGV[1..3] log: the log's arguments      ARGV[4..6] kind: kind, opt-in, lifetime (ms) of message
+  ARGV[7] chargeId: the new charge's id
   Returns { "none", the bot's clock (Unix s) }, { "ended", first charge id } or { "renewed", webhook (0/1) }.
 ]]
 --!include update-log.lua

@@ -2,15 +2,15 @@
   Sends an invoice message (or, with no invoice record, a text message): resolves the target chat, checks the replied message, assigns the
   chat's next message_id and stores the message and its invoice, all in one step so message ids
   stay gapless and unique under concurrent sends.
-  KEYS[1] chats hash (id -> Chat JSON)      KEYS[2] chat usernames hash (lower name -> id)
-  KEYS[3] message_id counters hash          KEYS[4] messages hash (<chat>:<msg> -> Message JSON)
-  KEYS[5] invoices hash (<chat>:<msg> -> invoice record JSON)
-  ARGV[1] chat_id as given (id or @username)   ARGV[2] the bot's User JSON
-  ARGV[3] date (Unix s)                        ARGV[4] message tail JSON, from `,"invoice":` to the closing `}`
-  ARGV[5] invoice record JSON, "" for none     ARGV[6] replied message_id, "" for none
-  ARGV[7] replied message's chat_id, "" for the target chat
-  ARGV[8] "1" to send anyway when the replied message is missing
-  ARGV[9] chat wake channel                    ARGV[10] bot id (published as `<bot id>:<chat id>`)
+  KEYS[1] chats: chats hash (id -> Chat JSON)      KEYS[2] chatUsernames: chat usernames hash (lower name -> id)
+  KEYS[3] messageSeq: message_id counters hash     KEYS[4] messages: messages hash (<chat>:<msg> -> Message JSON)
+  KEYS[5] invoices: invoices hash (<chat>:<msg> -> invoice record JSON)
+  ARGV[1] chatId: chat_id as given (id or @username)   ARGV[2] bot: the bot's User JSON
+  ARGV[3] date: Unix s                         ARGV[4] tail: message tail JSON, from `,"invoice":` to the closing `}`
+  ARGV[5] record: invoice record JSON, "" for none     ARGV[6] replyTo: replied message_id, "" for none
+  ARGV[7] replyChat: replied message's chat_id, "" for the target chat
+  ARGV[8] withoutReply: "1" to send anyway when the replied message is missing
+  ARGV[9] wakeChannel: chat wake channel       ARGV[10] botId: bot id (published as `<bot id>:<chat id>`)
   Returns { "ok", chat id, Message JSON } or { "chat_not_found" | "chat_type" | "reply_not_found" }.
 ]]
 local function resolve(given)

@@ -10,6 +10,7 @@ import {
   type ParamsOf,
 } from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
+import { invoiceScripts } from "../lua/index.ts";
 
 type Message = Record<string, unknown>;
 
@@ -66,7 +67,13 @@ async function applyEdit(
     const next = edit(message);
     if (next instanceof BotApiError) return failure(next);
     const nextJson = JSON.stringify(next);
-    if (await d.redis.spReplaceMessage(keys.messages(botId), field, json, nextJson))
+    if (
+      await invoiceScripts.replaceMessage(
+        d.redis,
+        { messages: keys.messages(botId) },
+        { field, read: json, next: nextJson },
+      )
+    )
       return success(new RawJson(nextJson));
   }
   return failure(Errors.internal());

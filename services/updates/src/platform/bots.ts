@@ -7,6 +7,7 @@ import {
   keys,
   newSecret,
   parseToken,
+  scripts,
   success,
   type CreateBotBody,
   type MethodOutcome,
@@ -24,11 +25,15 @@ const CLAIM_LEASE_MS = 10_000;
  * a creation interrupted between its two steps: it is taken over, so a retried creation succeeds.
  */
 async function claimUsername(redis: Redis, lower: string, id: string): Promise<boolean> {
-  if (await redis.spClaimUsername(keys.botUsernames(), lower, id, "", CLAIM_LEASE_MS)) return true;
+  if (await setUsername(redis, lower, id, "")) return true;
   const owner = await redis.hget(keys.botUsernames(), lower);
   if (owner === null || (await redis.exists(keys.bot(owner)))) return false;
-  return (await redis.spClaimUsername(keys.botUsernames(), lower, id, owner, CLAIM_LEASE_MS)) === 1;
+  return setUsername(redis, lower, id, owner);
 }
+
+/** The registry's compare-and-set (claim-username.lua) with the creation lease. */
+const setUsername = (redis: Redis, name: string, id: string, expected: string) =>
+  scripts.claimUsername(redis, { usernames: keys.botUsernames() }, { name, id, expected, lease: CLAIM_LEASE_MS });
 
 /**
  * `POST /platform/v1/bots`: registers a bot; a given token `<id>:<secret>` is used as is. Two
@@ -58,8 +63,8 @@ export async function createBot(redis: Redis, body: CreateBotBody): Promise<Meth
     first_name: firstName,
     created_at: Date.now(),
   };
-  if (!(await redis.spCreateBot(keys.bot(id), ...Object.entries(fields).flat()))) {
-    await redis.spClaimUsername(keys.botUsernames(), lower, "", id, CLAIM_LEASE_MS);
+  if (!(await scripts.createBot(redis, { bot: keys.bot(id) }, { fields: Object.entries(fields).flat() }))) {
+    await setUsername(redis, lower, "", id);
     return failure(Errors.tokenTaken());
   }
   // A creation that stalled past the lease may have lost its claim meanwhile: the new owner wins.
