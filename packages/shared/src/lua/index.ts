@@ -124,3 +124,4 @@ export const scripts = {
     reply: done,
   }),
 };
+export * from "./template.ts";

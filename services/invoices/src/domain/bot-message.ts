@@ -1,10 +1,20 @@
-import { Errors, failure, keys, RawJson, success, type BotApiError, type MethodOutcome } from "@starpost/shared";
+import {
+  Errors,
+  failure,
+  fill,
+  jsonTemplate,
+  keys,
+  RawJson,
+  success,
+  type BotApiError,
+  type MethodOutcome,
+} from "@starpost/shared";
 import type { InvoiceDomain } from "./deps.ts";
 import { invoiceScripts } from "../lua/index.ts";
 
 export interface BotMessage {
-  /** the Message JSON after `date`, in the official key order. */
-  tail: string;
+  /** the Message's members after `date`, in the official key order (undefined ones left out). */
+  content: Record<string, unknown>;
   /** the invoice behind an invoice message; "" for a text. */
   record: string;
   /** the answer when the chat is a group or supergroup. */
@@ -13,9 +23,25 @@ export interface BotMessage {
 }
 
 /**
+ * The Message a bot sends, for send-invoice.lua to complete (lua/template.ts): every member built
+ * here in the official order; the step fills in message_id, chat, the sender member (`from` in
+ * a private chat, `sender_chat` in a channel) and, in the answer only, reply_to_message.
+ */
+function messageTemplate(botJson: string, date: number, content: Record<string, unknown>) {
+  const body = jsonTemplate(content).json;
+  const head = `{"message_id":${fill("message_id").json},${fill("sender").json},"chat":${fill("chat").json},"date":${date}${fill("reply").json}`;
+  return {
+    message: body === "{}" ? `${head}}` : `${head},${body.slice(1)}`,
+    from: `"from":${botJson}`,
+    senderChat: `"sender_chat":${fill("chat").json}`,
+    reply: `,"reply_to_message":${fill("replied").json}`,
+  };
+}
+
+/**
  * Sends a bot message (a text, or an invoice) in one Lua step: the chat, the replied message,
  * the chat's next message_id, the stored message, the wake-up of a waiting history read. The
- * Message JSON is assembled in key order by the Lua step and goes out as is.
+ * Message JSON is built here (messageTemplate), completed by the step and goes out as is.
  */
 export async function sendBotMessage(
   d: InvoiceDomain,
@@ -41,9 +67,7 @@ export async function sendBotMessage(
     },
     {
       chatId: p.chat_id,
-      bot: botJson,
-      date: Math.floor(Date.now() / 1000),
-      tail: m.tail,
+      ...messageTemplate(botJson, Math.floor(Date.now() / 1000), m.content),
       record: m.record,
       replyTo: reply ? reply.message_id : "",
       replyChat: reply?.chat_id ?? "",

@@ -23,9 +23,10 @@ export const invoiceScripts = {
     keys: { chats: one(), chatUsernames: one(), messageSeq: one(), messages: one(), invoices: one() },
     args: {
       chatId: one(),
-      bot: one(),
-      date: one<number>(),
-      tail: one(),
+      message: one(),
+      from: one(),
+      senderChat: one(),
+      reply: one(),
       record: one(),
       replyTo: one<number | "">(),
       replyChat: one(),
