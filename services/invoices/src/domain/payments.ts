@@ -21,6 +21,7 @@ import {
 } from "@starpost/shared";
 import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
+import { paymentJson } from "./payment-json.ts";
 import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { linkSlug, type LinkRecord } from "./invoice-link.ts";
@@ -278,7 +279,13 @@ export async function answerPreCheckoutQuery(
       due: keys.subscriptionsDue(botId),
       clock: keys.clockOffset(botId),
     },
-    { log: logArgs(botId), kind: kindArgs("message"), ok: p.ok ? "1" : "0", errorMessage: p.error_message ?? "" },
+    {
+      log: logArgs(botId),
+      kind: kindArgs("message"),
+      ok: p.ok ? "1" : "0",
+      errorMessage: p.error_message ?? "",
+      ...paymentJson.paid,
+    },
   );
   crashPoint("answer-pre-checkout:after-script");
   if (answer === "invalid") return failure(Errors.preCheckoutQueryInvalid());

@@ -11,6 +11,7 @@ import {
 } from "@starpost/shared";
 import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
+import { paymentJson } from "./payment-json.ts";
 import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
@@ -37,6 +38,7 @@ export async function refundStarPayment(
       kind: kindArgs("message"),
       chargeId: p.telegram_payment_charge_id,
       userId: String(p.user_id),
+      ...paymentJson.refunded,
     },
   );
   if (status !== "refunded") return failure(REFUSALS[status]());

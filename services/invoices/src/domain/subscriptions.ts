@@ -14,6 +14,7 @@ import {
 } from "@starpost/shared";
 import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
+import { paymentJson } from "./payment-json.ts";
 import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { newChargeId } from "./payments.ts";
@@ -63,7 +64,7 @@ export async function advanceClock(d: InvoiceDomain, botId: string, body: ClockB
         clock: keys.clockOffset(botId),
         subscribers: keys.subscribers(botId),
       },
-      { log: logArgs(botId), kind: kindArgs("message"), chargeId: newChargeId() },
+      { log: logArgs(botId), kind: kindArgs("message"), chargeId: newChargeId(), ...paymentJson.renewed },
     );
     if (renewal.status === "none") {
       date = renewal.clock;

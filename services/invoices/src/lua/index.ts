@@ -71,7 +71,16 @@ export const invoiceScripts = {
       due: one(),
       clock: one(),
     },
-    args: { log: logSlots.args(), kind: logSlots.kind(), ok: one<"0" | "1">(), errorMessage: one() },
+    args: {
+      log: logSlots.args(),
+      kind: logSlots.kind(),
+      ok: one<"0" | "1">(),
+      errorMessage: one(),
+      message: one(),
+      payment: one(),
+      subscribed: one(),
+      transaction: one(),
+    },
     /** `webhook`: a paid update went to a webhook bot's log (its drain is due). */
     reply: ([answer, webhook]: [string, number?]) => ({
       answer: answer as "invalid" | "declined" | "failed" | "paid",
@@ -85,7 +94,14 @@ export const invoiceScripts = {
   }),
   refundStarPayment: script("refund-star-payment.lua", {
     keys: { log: logSlots.keys(), users: one(), ...moneySlots(), clock: one() },
-    args: { log: logSlots.args(), kind: logSlots.kind(), chargeId: one(), userId: one() },
+    args: {
+      log: logSlots.args(),
+      kind: logSlots.kind(),
+      chargeId: one(),
+      userId: one(),
+      message: one(),
+      transaction: one(),
+    },
     reply: ([status, webhook]: [string, number?]) => ({
       status: status as "user_not_found" | "not_found" | "already_refunded" | "refunded",
       webhook: webhook === 1,
@@ -100,7 +116,15 @@ export const invoiceScripts = {
       clock: one(),
       subscribers: one(),
     },
-    args: { log: logSlots.args(), kind: logSlots.kind(), chargeId: one() },
+    args: {
+      log: logSlots.args(),
+      kind: logSlots.kind(),
+      chargeId: one(),
+      message: one(),
+      payment: one(),
+      transaction: one(),
+      refunded: one(),
+    },
     reply: ([status, detail]: [string, (number | string)?]) =>
       status === "none"
         ? { status: "none" as const, clock: Number(detail) }
