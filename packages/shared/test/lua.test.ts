@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { headerDisagreements, scripts } from "../src/index.ts";
+import { fill, headerDisagreements, jsonTemplate, scripts } from "../src/index.ts";
 
 describe("shared Lua scripts", () => {
   it("each .lua header names the KEYS and ARGV its declaration passes, in order", () => {
@@ -25,5 +25,14 @@ describe("shared Lua scripts", () => {
     expect(headerDisagreements({ declaration: { url, keys: swapped, args } })).toEqual([
       "KEYS: declared counter@1 stream@2 webhook@3 owner@4, header stream@1 counter@2 webhook@3 owner@4",
     ]);
+  });
+});
+
+describe("JSON templates for Lua (fill marks)", () => {
+  it("writes members in order, leaves undefined out, and no value can carry a mark", () => {
+    const forged = "\u0001chat\u0001";
+    const t = jsonTemplate({ message_id: fill("message_id"), text: forged, entities: undefined, n: 1 }).json;
+    expect(t).toBe(`{"message_id":\u0001message_id\u0001,"text":"\\u0001chat\\u0001","n":1}`);
+    expect(t.split("\u0001")).toHaveLength(3);
   });
 });
