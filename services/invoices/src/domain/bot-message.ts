@@ -1,14 +1,5 @@
-import {
-  Errors,
-  failure,
-  fill,
-  jsonTemplate,
-  keys,
-  RawJson,
-  success,
-  type BotApiError,
-  type MethodOutcome,
-} from "@starpost/shared";
+import { fill, jsonTemplate, keys, RawJson, ok } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { invoiceScripts } from "../lua/index.ts";
 
@@ -17,10 +8,17 @@ export interface BotMessage {
   content: Record<string, unknown>;
   /** the invoice behind an invoice message; "" for a text. */
   record: string;
-  /** the answer when the chat is a group or supergroup. */
-  /** built only when needed: an error captures a stack trace, too dear to build on every call. */
-  chatTypeError: () => BotApiError;
+  /** the refusal when the chat is a group or supergroup. */
+  chatTypeRefusal: "invoice_chat_type" | "message_chat_type";
 }
+
+export type BotMessageOutcome = Outcome<
+  RawJson,
+  {
+    outcome:
+      "chat_id_empty" | "bot_unauthorized" | "chat_not_found" | "reply_not_found" | BotMessage["chatTypeRefusal"];
+  }
+>;
 
 /**
  * The Message a bot sends, for send-invoice.lua to complete (lua/template.ts): every member built
@@ -51,10 +49,10 @@ export async function sendBotMessage(
     reply_parameters?: { message_id: number; chat_id?: string; allow_sending_without_reply: boolean };
   },
   m: BotMessage,
-): Promise<MethodOutcome> {
-  if (p.chat_id === "") return failure(Errors.chatIdEmpty());
+): Promise<BotMessageOutcome> {
+  if (p.chat_id === "") return { outcome: "chat_id_empty" };
   const botJson = await d.bots.json(botId);
-  if (botJson === undefined) return failure(Errors.unauthorized());
+  if (botJson === undefined) return { outcome: "bot_unauthorized" };
   const reply = p.reply_parameters;
   const sent = await invoiceScripts.sendInvoice(
     d.redis,
@@ -76,7 +74,7 @@ export async function sendBotMessage(
       botId,
     },
   );
-  if (sent.status === "ok") return success(new RawJson(sent.message));
-  if (sent.status === "chat_type") return failure(m.chatTypeError());
-  return failure(sent.status === "chat_not_found" ? Errors.chatNotFound() : Errors.replyNotFound());
+  if (sent.status === "ok") return ok(new RawJson(sent.message));
+  if (sent.status === "chat_type") return { outcome: m.chatTypeRefusal };
+  return { outcome: sent.status };
 }

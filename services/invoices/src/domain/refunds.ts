@@ -1,24 +1,16 @@
-import {
-  Errors,
-  failure,
-  keys,
-  kindArgs,
-  logArgs,
-  logKeys,
-  success,
-  type MethodOutcome,
-  type ParamsOf,
-} from "@starpost/shared";
+import { keys, kindArgs, logArgs, logKeys, type ParamsOf, ok } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
 import { paymentJson } from "./payment-json.ts";
 import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
+/** The refund step's refusals, by its reply. */
 const REFUSALS = {
-  user_not_found: Errors.userNotFound,
-  not_found: Errors.chargeNotFound,
-  already_refunded: Errors.chargeAlreadyRefunded,
+  user_not_found: "user_not_found",
+  not_found: "charge_not_found",
+  already_refunded: "charge_already_refunded",
 } as const;
 
 /**
@@ -29,7 +21,7 @@ export async function refundStarPayment(
   d: InvoiceDomain,
   botId: string,
   p: ParamsOf<"refundStarPayment">,
-): Promise<MethodOutcome> {
+): Promise<Outcome<true, { outcome: (typeof REFUSALS)[keyof typeof REFUSALS] }>> {
   const { status, webhook } = await invoiceScripts.refundStarPayment(
     d.redis,
     { log: logKeys(botId), users: keys.users(botId), ...moneyKeys(botId), clock: keys.clockOffset(botId) },
@@ -41,7 +33,7 @@ export async function refundStarPayment(
       ...paymentJson.refunded,
     },
   );
-  if (status !== "refunded") return failure(REFUSALS[status]());
+  if (status !== "refunded") return { outcome: REFUSALS[status] };
   await signalWebhook(d, botId, webhook);
-  return success(true);
+  return ok(true);
 }
