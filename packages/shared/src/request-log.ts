@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
-import { isCluster } from "./redis.ts";
 import { keys } from "./redis-keys.ts";
+import { scripts } from "./lua/index.ts";
 
 /** Entries kept per bot: the newest calls, enough to see what a test just did. */
 export const REQUEST_LOG_SIZE = 100;
@@ -37,23 +37,19 @@ export function loggedParams(params: Record<string, unknown>): Record<string, un
 /**
  * Writes the request log with at most one write in flight: the entries of calls answered while
  * Redis is busy with the previous write go together in the next one, in the order they were
- * added, as one pipeline (on a Redis Cluster, where one pipeline cannot span slots, each entry is
- * its own command). An entry thus lags its answer by an event-loop turn, or by one Redis round
- * trip under load. A failed write is passed to `onError`; it never fails a call, whose answer has
- * gone out already.
+ * added, all sent in one go (the client's auto-pipelining makes them one write). An entry thus
+ * lags its answer by an event-loop turn, or by one Redis round trip under load. A failed write is
+ * passed to `onError`; it never fails a call, whose answer has gone out already.
  */
 export class RequestLogWriter {
   private pending: { botId: string; json: string }[] = [];
   private scheduled = false;
   private inFlight: Promise<void> | undefined;
-  private readonly cluster: boolean;
 
   constructor(
     private readonly redis: Redis,
     private readonly onError: (err: Error) => void,
-  ) {
-    this.cluster = isCluster(redis);
-  }
+  ) {}
 
   add(botId: string, entry: RequestLogEntry): void {
     this.pending.push({ botId, json: JSON.stringify(entry) });
@@ -86,20 +82,15 @@ export class RequestLogWriter {
   }
 
   private async send(batch: { botId: string; json: string }[]): Promise<void> {
-    if (this.cluster) {
-      const writes = batch.map(({ botId, json }) =>
-        this.redis.spRecordRequest(keys.bot(botId), keys.requestLog(botId), json, REQUEST_LOG_SIZE),
-      );
-      const failed = (await Promise.allSettled(writes)).find((r) => r.status === "rejected");
-      if (failed) throw (failed as PromiseRejectedResult).reason;
-      return;
-    }
-    const pipeline = this.redis.pipeline();
-    for (const { botId, json } of batch) {
-      void pipeline.spRecordRequest(keys.bot(botId), keys.requestLog(botId), json, REQUEST_LOG_SIZE);
-    }
-    const failed = (await pipeline.exec())?.find(([err]) => err)?.[0];
-    if (failed) throw failed;
+    const writes = batch.map(({ botId, json }) =>
+      scripts.recordRequest(
+        this.redis,
+        { bot: keys.bot(botId), log: keys.requestLog(botId) },
+        { entry: json, kept: REQUEST_LOG_SIZE },
+      ),
+    );
+    const failed = (await Promise.allSettled(writes)).find((r) => r.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
   }
 }
 
