@@ -34,12 +34,64 @@ export function loggedParams(params: Record<string, unknown>): Record<string, un
   return out;
 }
 
-export async function recordRequest(redis: Redis, botId: string, entry: RequestLogEntry): Promise<void> {
-  await scripts.recordRequest(
-    redis,
-    { bot: keys.bot(botId), log: keys.requestLog(botId) },
-    { entry: JSON.stringify(entry), kept: REQUEST_LOG_SIZE },
-  );
+/**
+ * Writes the request log with at most one write in flight: the entries of calls answered while
+ * Redis is busy with the previous write go together in the next one, in the order they were
+ * added, all sent in one go (the client's auto-pipelining makes them one write). An entry thus
+ * lags its answer by an event-loop turn, or by one Redis round trip under load. A failed write is
+ * passed to `onError`; it never fails a call, whose answer has gone out already.
+ */
+export class RequestLogWriter {
+  private pending: { botId: string; json: string }[] = [];
+  private scheduled = false;
+  private inFlight: Promise<void> | undefined;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly onError: (err: Error) => void,
+  ) {}
+
+  add(botId: string, entry: RequestLogEntry): void {
+    this.pending.push({ botId, json: JSON.stringify(entry) });
+    if (!this.scheduled && !this.inFlight) {
+      this.scheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  /** Resolves once every entry added so far is written (or its write failed). */
+  async drain(): Promise<void> {
+    while (this.inFlight || this.pending.length > 0) await (this.inFlight ?? this.write());
+  }
+
+  private readonly flush = () => {
+    this.scheduled = false;
+    if (!this.inFlight && this.pending.length > 0) void this.write();
+  };
+
+  private write(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    this.inFlight = this.send(batch)
+      .catch(this.onError)
+      .finally(() => {
+        this.inFlight = undefined;
+        this.flush();
+      });
+    return this.inFlight;
+  }
+
+  private async send(batch: { botId: string; json: string }[]): Promise<void> {
+    const writes = batch.map(({ botId, json }) =>
+      scripts.recordRequest(
+        this.redis,
+        { bot: keys.bot(botId), log: keys.requestLog(botId) },
+        { entry: json, kept: REQUEST_LOG_SIZE },
+      ),
+    );
+    const failed = (await Promise.allSettled(writes)).find((r) => r.status === "rejected");
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+  }
 }
 
 /** The newest `limit` entries, oldest first (newest last). */

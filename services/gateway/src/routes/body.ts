@@ -17,11 +17,13 @@ export function registerBodyParsers(app: FastifyInstance) {
   // fastify refuses Content-Type values it cannot parse ("weird", "a, b") before any route runs;
   // the official server only looks for substrings in it. So the gateway keeps the header for
   // itself and lets fastify see plain bytes.
-  app.addHook("onRequest", async (req) => {
+  app.addHook("onRequest", (req, _reply, done) => {
     const type = req.headers["content-type"];
-    if (type === undefined) return;
-    contentTypes.set(req.raw, type);
-    req.headers["content-type"] = "application/octet-stream";
+    if (type !== undefined) {
+      contentTypes.set(req.raw, type);
+      req.headers["content-type"] = "application/octet-stream";
+    }
+    done();
   });
   app.addContentTypeParser("*", { parseAs: "buffer" }, (_req, body, done) => done(null, body));
 }

@@ -5,7 +5,7 @@ import {
   faultError,
   findMethod,
   loggedParams,
-  recordRequest,
+  RequestLogWriter,
   sendError,
   takeFault,
   type BotApiError,
@@ -61,9 +61,15 @@ export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: L
     'Bot API calls answered, by method (unknown names as "unknown") and HTTP status',
     ["method", "status"],
   );
-  app.addHook("onSend", async (req, reply, payload) => {
+  const log = new RequestLogWriter(redis, (err) =>
+    logger.warn({ err: { message: err.message } }, "request log write failed"),
+  );
+  // The entries of the last calls are written before the gateway lets go of Redis.
+  app.addHook("onClose", () => log.drain());
+  // A callback hook: an async one costs a promise and a microtask turn on every call.
+  app.addHook("onSend", (req, reply, payload, done) => {
     const call = calls.get(req);
-    if (!call) return payload;
+    if (!call) return done(null, payload);
     const status = reply.statusCode;
     counted.inc({ method: findMethod(call.method) ?? "unknown", status });
     let error: { error_code?: number; description?: string } = {};
@@ -84,9 +90,7 @@ export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: L
       ...error,
       duration_ms: Math.round(performance.now() - call.started),
     };
-    recordRequest(redis, call.botId, entry).catch((err: Error) =>
-      logger.warn({ err: { message: err.message } }, "request log write failed"),
-    );
-    return payload;
+    log.add(call.botId, entry);
+    done(null, payload);
   });
 }
