@@ -1,11 +1,13 @@
 import { join } from "node:path";
-import { Pool } from "undici";
+import { Client, Pool } from "undici";
 import type { ServiceName } from "./methods.ts";
 
 /**
  * Keep-alive HTTP pools from the gateway (and the webhook worker) to the services that own
  * methods. A call is `POST /internal/call/<method>` with `{botId, params}`; the answer is the Bot
- * API envelope with its status, passed back unchanged.
+ * API envelope with its status, passed back unchanged. A held call (a long poll, waiting up to
+ * 50 s) goes instead as a stream of one HTTP/2 connection per service (cleartext, prior knowledge:
+ * the services take both on the same port and socket), so waiting polls cost no connection each.
  */
 
 export interface ServiceReply {
@@ -21,6 +23,7 @@ export const internalSocket = (dir: string, service: string) => join(dir, `${ser
 
 export class ServiceClient {
   private readonly pools: Record<string, Pool>;
+  private readonly held: Record<string, Client>;
 
   constructor(
     urls: Partial<Record<Exclude<ServiceName, "gateway">, string>>,
@@ -28,23 +31,34 @@ export class ServiceClient {
     /** INTERNAL_SOCKET_DIR: call each service on its Unix socket there rather than its URL. */
     socketDir = "",
   ) {
+    const origin = (url: string) => (socketDir ? "http://localhost" : url);
+    const socket = (name: string) => (socketDir ? { socketPath: internalSocket(socketDir, name) } : {});
+    const entries = Object.entries(urls);
     this.pools = Object.fromEntries(
-      Object.entries(urls).map(([name, url]) => [
+      entries.map(([name, url]) => [
         name,
-        // Long polls hold a connection each for up to 50 s: no cap on connections, no body timeout.
-        new Pool(socketDir ? "http://localhost" : url, {
-          connections: null,
-          pipelining: 1,
+        new Pool(origin(url), { connections: null, pipelining: 1, keepAliveTimeout: 60_000, ...socket(name) }),
+      ]),
+    );
+    this.held = Object.fromEntries(
+      entries.map(([name, url]) => [
+        name,
+        // A long poll waits up to 50 s: no body timeout; streams are not capped below the server's.
+        new Client(origin(url), {
+          allowH2: true,
+          ...({ useH2c: true } as object), // undici 7 reads it; its types do not list it yet
+          maxConcurrentStreams: 1_000_000,
+          pipelining: 1_000_000,
           keepAliveTimeout: 60_000,
           headersTimeout: 120_000,
           bodyTimeout: 120_000,
-          ...(socketDir ? { socketPath: internalSocket(socketDir, name) } : {}),
+          ...socket(name),
         }),
       ]),
     );
   }
 
-  /** Runs a Bot API method in its owning service. */
+  /** Runs a Bot API method in its owning service; a call with a `signal` is a held one (a long poll). */
   call(
     service: Exclude<ServiceName, "gateway">,
     method: string,
@@ -52,7 +66,8 @@ export class ServiceClient {
     params: Record<string, unknown>,
     signal?: AbortSignal,
   ) {
-    return this.send(service, "POST", `/internal/call/${method}`, JSON.stringify({ botId, params }), signal);
+    const body = JSON.stringify({ botId, params });
+    return this.send(service, "POST", `/internal/call/${method}`, body, signal, signal ? this.held : this.pools);
   }
 
   /** Forwards a platform API request (path below /platform/v1) to a service. */
@@ -72,12 +87,15 @@ export class ServiceClient {
     path: string,
     body: string | undefined,
     signal?: AbortSignal,
+    via: Record<string, Pool | Client> = this.pools,
   ): Promise<ServiceReply> {
-    const pool = this.pools[service];
+    const pool = via[service];
     if (!pool) throw new Error(`no URL configured for service ${service}`);
     const headers: Record<string, string> = { [INTERNAL_TOKEN_HEADER]: this.internalToken };
     if (body !== undefined) headers["content-type"] = "application/json";
-    const res = await pool.request({ method: method as "POST", path, body, headers, signal });
+    // "idempotent" lets HTTP/2 run a POST beside others on its connection (undici holds it back otherwise).
+    const idempotent = via === this.held;
+    const res = await pool.request({ method: method as "POST", path, body, headers, signal, idempotent });
     const text = await res.body.text();
     const out: Record<string, string> = {};
     const retryAfter = res.headers["retry-after"];
@@ -95,6 +113,6 @@ export class ServiceClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all(Object.values(this.pools).map((p) => p.close()));
+    await Promise.all([...Object.values(this.pools), ...Object.values(this.held)].map((p) => p.close()));
   }
 }
