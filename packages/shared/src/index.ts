@@ -31,3 +31,4 @@ export * from "./webhook-guard.ts";
 export * from "./webhook-store.ts";
 export { defineLuaCommands, type LuaScripts } from "./lua/index.ts";
 export * from "./replica-wait.ts";
+export * from "./wake-messages.ts";

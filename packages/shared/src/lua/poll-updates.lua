@@ -10,6 +10,8 @@
   ARGV[6] owner TTL, ms            ARGV[7] wake shard channel   ARGV[8] bot id
   Returns { "webhook" } | { "ok", update JSON... } | { "wait" } | { "gone" } (rearm, no longer the owner).
 ]]
+--!include wake.lua
+
 if redis.call("EXISTS", KEYS[3]) == 1 then return { "webhook" } end
 local offset = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
@@ -66,6 +68,6 @@ end
 
 local previous = redis.call("SET", KEYS[4], ARGV[4], "PX", ARGV[6], "GET")
 if previous and previous ~= ARGV[4] then
-  redis.call("SPUBLISH", ARGV[7], ARGV[8] .. " conflict " .. previous)
+  wake_conflict(ARGV[7], ARGV[8], previous)
 end
 return { "wait" }

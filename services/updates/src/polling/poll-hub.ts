@@ -4,6 +4,8 @@ import {
   Errors,
   keys,
   ShardChannels,
+  encodeWakeMessage,
+  parseWakeMessage,
   pollUpdates,
   RawJson,
   releasePoll,
@@ -15,7 +17,6 @@ import {
 import { spacedConflict } from "./conflicts.ts";
 import { pollingMetrics, type PollingMetrics } from "./metrics.ts";
 import type { PollingDeps, PollTerminator } from "./types.ts";
-import { parseWakeMessage, webhookMessage } from "./wake-messages.ts";
 
 /** The claim in Redis outlives the poll's own deadline by this much (a stuck process frees it). */
 const CLAIM_MARGIN_MS = 10_000;
@@ -171,7 +172,11 @@ export class PollHub implements PollTerminator {
 
   async terminateForWebhook(botId: string): Promise<void> {
     for (const w of this.waitersOf(botId)) this.terminate(w, Errors.conflictSetWebhook(), "set_webhook");
-    await this.redis.multi().del(keys.pollOwner(botId)).spublish(keys.wakeChannel(botId), webhookMessage(botId)).exec();
+    await this.redis
+      .multi()
+      .del(keys.pollOwner(botId))
+      .spublish(keys.wakeChannel(botId), encodeWakeMessage({ kind: "webhook", botId }))
+      .exec();
   }
 
   private register(req: WaitRequest): Waiter {
