@@ -1,6 +1,5 @@
 import { rmSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import { createServer as createH2cServer, type ServerHttp2Session } from "node:http2";
+import { createServer, type IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
 import Fastify, {
   LogController,
@@ -120,75 +119,12 @@ export async function listenInternalSocket(app: FastifyInstance, dir: string, se
   // so the queue is as long as the kernel allows (net.core.somaxconn): thousands of long polls
   // opened at once each open a connection.
   await new Promise<void>((resolve, reject) => server.once("error", reject).listen({ path, backlog: 65_535 }, resolve));
-  const closeH2c = sniffH2c(server, app.server);
   app.addHook("onClose", async () => {
-    closeH2c();
-    const grace = setTimeout(() => {
-      server.closeAllConnections();
-      closeH2c(true);
-    }, 5_000);
+    const grace = setTimeout(() => server.closeAllConnections(), 5_000);
     await new Promise((resolve) => {
       server.close(resolve);
       server.closeIdleConnections();
     });
     clearTimeout(grace);
   });
-}
-
-/** What every HTTP/2 connection starts with (RFC 9113 3.4); no HTTP/1.1 request line does. */
-const H2_PREFACE = "PRI";
-
-/**
- * Lets a service's server (its port, or its Unix socket: `via`) also take HTTP/2 without TLS
- * ("prior knowledge"), told apart from HTTP/1.1 by a connection's first bytes. The gateway sends
- * held calls (long polls) that way, as streams of one connection, so 10,000 waiting polls are not
- * 10,000 gateway → service connections; every other call stays on the HTTP/1.1 keep-alive pool.
- * Requests go to the same fastify routes. On close, the HTTP/2 connections end once their last
- * stream is answered (the service answers its held polls in its own preClose hook).
- */
-export function acceptH2c(app: FastifyInstance): void {
-  const close = sniffH2c(app.server, app.server);
-  app.addHook("preClose", async () => close());
-}
-
-/**
- * Takes HTTP/2 connections on `via` for `target`'s routes. The function returned closes them
- * gracefully (each ends after its last stream), or at once with `force`, and drops connections that
- * never sent a byte (which would hold the server's close).
- */
-function sniffH2c(via: Server, target: Server): (force?: boolean) => void {
-  const h2 = createH2cServer({ settings: { maxConcurrentStreams: 1_000_000 } });
-  h2.on("request", (req, res) => target.emit("request", req, res));
-  const sessions = new Set<ServerHttp2Session>();
-  const silent = new Set<Socket>();
-  let closing = false;
-  h2.on("session", (session: ServerHttp2Session) => {
-    sessions.add(session);
-    session.once("close", () => sessions.delete(session));
-    if (closing) session.close();
-  });
-  const http1 = via.listeners("connection") as ((socket: Socket) => void)[];
-  via.removeAllListeners("connection");
-  via.on("connection", (socket: Socket) => {
-    silent.add(socket);
-    socket.once("close", () => silent.delete(socket));
-    socket.once("data", (head: Buffer) => {
-      silent.delete(socket);
-      socket.pause();
-      socket.unshift(head);
-      if (head.toString("latin1", 0, H2_PREFACE.length) === H2_PREFACE) h2.emit("connection", socket);
-      else {
-        for (const listener of http1) listener.call(via, socket);
-        socket.resume();
-      }
-    });
-  });
-  return (force = false) => {
-    closing = true;
-    for (const socket of silent) socket.destroy();
-    for (const session of sessions) {
-      if (force) session.destroy();
-      else session.close();
-    }
-  };
 }

@@ -83,19 +83,17 @@ export function registerMethodRoute(app: FastifyInstance, handlers: MethodHandle
 /** An AbortSignal that fires when the client goes away before the answer is sent. */
 export function abortOnClose(reply: FastifyReply): AbortSignal {
   const controller = new AbortController();
-  // An HTTP/1.1 response, or an HTTP/2 stream's (a held call from the gateway): "writableEnded"
-  // means the answer was given, in both.
-  const res = reply.raw as typeof reply.raw & { stream?: { destroyed: boolean } };
+  const res = reply.raw;
   // The caller may have left already, while the call was being checked (a client aborting its
   // poll at once): "close" has fired then and will not again, so a listener alone would hold a
   // poll for nobody until its timeout.
-  if ((res.stream ?? res).destroyed && !res.writableEnded) {
+  if (res.destroyed && !res.writableFinished) {
     controller.abort();
     return controller.signal;
   }
   // A response's "close" fires once: after it is sent, or when the connection dies first.
   res.once("close", () => {
-    if (!res.writableEnded) controller.abort();
+    if (!res.writableFinished) controller.abort();
   });
   return controller.signal;
 }

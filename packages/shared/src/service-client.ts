@@ -1,13 +1,11 @@
 import { join } from "node:path";
-import { Client, Pool } from "undici";
+import { Pool } from "undici";
 import type { ServiceName } from "./methods.ts";
 
 /**
  * Keep-alive HTTP pools from the gateway (and the webhook worker) to the services that own
  * methods. A call is `POST /internal/call/<method>` with `{botId, params}`; the answer is the Bot
- * API envelope with its status, passed back unchanged. A held call (a long poll, waiting up to
- * 50 s) goes instead as a stream of one HTTP/2 connection per service (cleartext, prior knowledge:
- * the services take both on the same port and socket), so waiting polls cost no connection each.
+ * API envelope with its status, passed back unchanged.
  */
 
 export interface ServiceReply {
@@ -23,7 +21,6 @@ export const internalSocket = (dir: string, service: string) => join(dir, `${ser
 
 export class ServiceClient {
   private readonly pools: Record<string, Pool>;
-  private readonly held: Record<string, Client>;
 
   constructor(
     urls: Partial<Record<Exclude<ServiceName, "gateway">, string>>,
@@ -31,34 +28,23 @@ export class ServiceClient {
     /** INTERNAL_SOCKET_DIR: call each service on its Unix socket there rather than its URL. */
     socketDir = "",
   ) {
-    const origin = (url: string) => (socketDir ? "http://localhost" : url);
-    const socket = (name: string) => (socketDir ? { socketPath: internalSocket(socketDir, name) } : {});
-    const entries = Object.entries(urls);
     this.pools = Object.fromEntries(
-      entries.map(([name, url]) => [
+      Object.entries(urls).map(([name, url]) => [
         name,
-        new Pool(origin(url), { connections: null, pipelining: 1, keepAliveTimeout: 60_000, ...socket(name) }),
-      ]),
-    );
-    this.held = Object.fromEntries(
-      entries.map(([name, url]) => [
-        name,
-        // A long poll waits up to 50 s: no body timeout; streams are not capped below the server's.
-        new Client(origin(url), {
-          allowH2: true,
-          ...({ useH2c: true } as object), // undici 7 reads it; its types do not list it yet
-          maxConcurrentStreams: 1_000_000,
-          pipelining: 1_000_000,
+        // Long polls hold a connection each for up to 50 s: no cap on connections, no body timeout.
+        new Pool(socketDir ? "http://localhost" : url, {
+          connections: null,
+          pipelining: 1,
           keepAliveTimeout: 60_000,
           headersTimeout: 120_000,
           bodyTimeout: 120_000,
-          ...socket(name),
+          ...(socketDir ? { socketPath: internalSocket(socketDir, name) } : {}),
         }),
       ]),
     );
   }
 
-  /** Runs a Bot API method in its owning service; a call with a `signal` is a held one (a long poll). */
+  /** Runs a Bot API method in its owning service. */
   call(
     service: Exclude<ServiceName, "gateway">,
     method: string,
@@ -66,8 +52,7 @@ export class ServiceClient {
     params: Record<string, unknown>,
     signal?: AbortSignal,
   ) {
-    const body = JSON.stringify({ botId, params });
-    return this.send(service, "POST", `/internal/call/${method}`, body, signal, signal ? this.held : this.pools);
+    return this.send(service, "POST", `/internal/call/${method}`, JSON.stringify({ botId, params }), signal);
   }
 
   /** Forwards a platform API request (path below /platform/v1) to a service. */
@@ -87,15 +72,12 @@ export class ServiceClient {
     path: string,
     body: string | undefined,
     signal?: AbortSignal,
-    via: Record<string, Pool | Client> = this.pools,
   ): Promise<ServiceReply> {
-    const pool = via[service];
+    const pool = this.pools[service];
     if (!pool) throw new Error(`no URL configured for service ${service}`);
     const headers: Record<string, string> = { [INTERNAL_TOKEN_HEADER]: this.internalToken };
     if (body !== undefined) headers["content-type"] = "application/json";
-    // "idempotent" lets HTTP/2 run a POST beside others on its connection (undici holds it back otherwise).
-    const idempotent = via === this.held;
-    const res = await pool.request({ method: method as "POST", path, body, headers, signal, idempotent });
+    const res = await pool.request({ method: method as "POST", path, body, headers, signal });
     const text = await res.body.text();
     const out: Record<string, string> = {};
     const retryAfter = res.headers["retry-after"];
@@ -113,6 +95,6 @@ export class ServiceClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...Object.values(this.pools), ...Object.values(this.held)].map((p) => p.close()));
+    await Promise.all(Object.values(this.pools).map((p) => p.close()));
   }
 }

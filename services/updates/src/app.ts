@@ -5,7 +5,6 @@ import {
   registerMethodRoute,
   registerOps,
   Registry,
-  acceptH2c,
   createHttpServer,
   scheduleDrain,
   type DeliveryQueues,
@@ -35,7 +34,6 @@ export interface UpdatesDeps {
 /** Builds the updates service: update log, platform ingestion, getUpdates, webhook settings. */
 export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
   const app = createHttpServer(deps.logger, { bodyLimit: 16 * 1024 * 1024 });
-  acceptH2c(app); // the gateway's held getUpdates calls
   const registry = deps.registry ?? new Registry("updates");
   const dropped = registry.counter("starpost_updates_dropped_total", "Updates dropped at creation, by reason", [
     "reason",
