@@ -6,7 +6,8 @@
   KEYS[3] webhook hash             KEYS[4] poll owner string
   ARGV[1] offset (0: from the oldest; > 0: confirm every id below it; < 0: keep the newest |offset|)
   ARGV[2] limit (1..100)           ARGV[3] now, Unix ms
-  ARGV[4] poll id                  ARGV[5] wait mode: "none", "claim" (a new poll) or "rearm" (a woken one)
+  ARGV[4] poll id                  ARGV[5] wait mode: "none", "claim" (a new poll) or "rearm" (a woken
+                                   one: with updates, it keeps its claim for the caller to release)
   ARGV[6] owner TTL, ms            ARGV[7] wake shard channel   ARGV[8] bot id
   Returns { "webhook" } | { "ok", update JSON... } | { "wait" } | { "gone" } (rearm, no longer the owner).
 ]]
@@ -56,7 +57,9 @@ while #out <= limit and budget > 0 do
 end
 
 if #out > 1 or mode == "none" then
-  if redis.call("GET", KEYS[4]) == ARGV[4] then redis.call("DEL", KEYS[4]) end
+  -- A woken poll ("rearm") gives its claim up after it has answered (release-poll.lua): a write
+  -- here would put an AOF fsync between the wake-up and the answer.
+  if mode ~= "rearm" and redis.call("GET", KEYS[4]) == ARGV[4] then redis.call("DEL", KEYS[4]) end
   return out
 end
 

@@ -257,7 +257,12 @@ export class PollHub implements PollTerminator {
           ownerTtlMs: Math.max(w.deadline - Date.now(), 0) + CLAIM_MARGIN_MS,
         });
         if (w.done) return;
-        if (r.outcome === "updates") return this.finish(w, updatesResult(r.updates), last ? "timeout" : "woken");
+        if (r.outcome === "updates") {
+          this.finish(w, updatesResult(r.updates), last ? "timeout" : "woken");
+          // The claim is given up once the answer is on its way, not before (see poll-updates.lua).
+          if (!last) this.release(w);
+          return;
+        }
         // A webhook was set while this poll waited (its setWebhook message may still be on the way).
         if (r.outcome === "webhook") return this.terminate(w, Errors.conflictSetWebhook(), "set_webhook");
         if (r.outcome === "gone") return this.terminate(w, Errors.conflictOtherGetUpdates(), "other_get_updates");
@@ -296,6 +301,11 @@ export class PollHub implements PollTerminator {
   private leave(w: Waiter): void {
     if (w.done) return;
     this.finish(w, updatesResult([]), "disconnected");
+    this.release(w);
+  }
+
+  /** Ends the waiter's claim on its bot, unless a newer poll took it meanwhile. */
+  private release(w: Waiter): void {
     releasePoll(this.redis, w.botId, w.id).catch((err: Error) =>
       this.logger.warn({ err: { message: err.message }, botId: w.botId }, "could not release a poll"),
     );
