@@ -5,6 +5,7 @@ export * from "./config.ts";
 export * from "./crash-point.ts";
 export * from "./delivery-queue.ts";
 export * from "./envelope.ts";
+export * from "./outcome.ts";
 export * from "./http-server.ts";
 export * from "./errors.ts";
 export * from "./faults.ts";

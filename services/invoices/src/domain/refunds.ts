@@ -1,22 +1,14 @@
-import {
-  Errors,
-  failure,
-  keys,
-  kindArgs,
-  logArgs,
-  logKeys,
-  success,
-  type MethodOutcome,
-  type ParamsOf,
-} from "@starpost/shared";
+import { keys, kindArgs, logArgs, logKeys, type ParamsOf, ok } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
+/** The refund step's refusals, by its reply. */
 const REFUSALS = {
-  user_not_found: Errors.userNotFound,
-  not_found: Errors.chargeNotFound,
-  already_refunded: Errors.chargeAlreadyRefunded,
+  user_not_found: "user_not_found",
+  not_found: "charge_not_found",
+  already_refunded: "charge_already_refunded",
 } as const;
 
 /**
@@ -27,7 +19,7 @@ export async function refundStarPayment(
   d: InvoiceDomain,
   botId: string,
   p: ParamsOf<"refundStarPayment">,
-): Promise<MethodOutcome> {
+): Promise<Outcome<true, { outcome: (typeof REFUSALS)[keyof typeof REFUSALS] }>> {
   const [status, webhook] = await d.redis.spRefundStarPayment(
     ...logKeys(botId),
     keys.users(botId),
@@ -38,7 +30,7 @@ export async function refundStarPayment(
     p.telegram_payment_charge_id,
     String(p.user_id),
   );
-  if (status !== "refunded") return failure(REFUSALS[status as keyof typeof REFUSALS]());
+  if (status !== "refunded") return { outcome: REFUSALS[status as keyof typeof REFUSALS] };
   await signalWebhook(d, botId, webhook);
-  return success(true);
+  return ok(true);
 }
