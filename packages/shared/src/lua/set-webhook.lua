@@ -4,9 +4,11 @@
   the bot's waiting polls and makes sure a drain runs when updates are pending (the returned
   count); if it dies first, a waiting poll's next read answers 409 and the workers' reconciler
   schedules the drain.
-  KEYS[1] webhook hash    KEYS[2] webhook status hash    KEYS[3] allowed_updates set    KEYS[4] update log
-  ARGV[1] "1" to drop pending updates    ARGV[2] allowed_updates: "keep", "default" or "set"
-  ARGV[3] N, the number of webhook field/value values, then those N, then the allowed kinds
+  KEYS[1] webhook: webhook hash    KEYS[2] status: webhook status hash
+  KEYS[3] allowedUpdates: allowed_updates set    KEYS[4] log: update log
+  ARGV[1] drop: "1" to drop pending updates    ARGV[2] allowedMode: "keep", "default" or "set"
+  ARGV[3] fieldValues: N, the number of webhook field/value values
+  ARGV[4..] values: those N, then the allowed kinds
   Returns the number of pending updates.
 ]]
 if ARGV[1] == "1" then redis.call("DEL", KEYS[4]) end

@@ -2,13 +2,13 @@ import { scheduleDrain } from "@starpost/shared";
 import type { InvoiceDomain } from "./deps.ts";
 
 /**
- * After a Lua step appended to the bot's log: a webhook bot (`webhook` 1, the script's pending
+ * After a Lua step appended to the bot's log: a webhook bot (`webhook`, the script's pending
  * signal) gets its drain job. If this process dies first, the workers' reconciler schedules it.
  */
 export async function signalWebhook(
   d: Pick<InvoiceDomain, "deliveryQueue">,
   botId: string,
-  webhook: number | undefined,
+  webhook: boolean,
 ): Promise<void> {
-  if (webhook === 1) await scheduleDrain(d.deliveryQueue, botId);
+  if (webhook) await scheduleDrain(d.deliveryQueue, botId);
 }

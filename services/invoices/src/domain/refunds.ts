@@ -2,6 +2,8 @@ import { keys, kindArgs, logArgs, logKeys, type ParamsOf, ok } from "@starpost/s
 import type { Outcome } from "../outcomes.ts";
 import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
+import { paymentJson } from "./payment-json.ts";
+import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
 /** The refund step's refusals, by its reply. */
@@ -20,17 +22,18 @@ export async function refundStarPayment(
   botId: string,
   p: ParamsOf<"refundStarPayment">,
 ): Promise<Outcome<true, { outcome: (typeof REFUSALS)[keyof typeof REFUSALS] }>> {
-  const [status, webhook] = await d.redis.spRefundStarPayment(
-    ...logKeys(botId),
-    keys.users(botId),
-    ...moneyKeys(botId),
-    keys.clockOffset(botId),
-    ...logArgs(botId),
-    ...kindArgs("message"),
-    p.telegram_payment_charge_id,
-    String(p.user_id),
+  const { status, webhook } = await invoiceScripts.refundStarPayment(
+    d.redis,
+    { log: logKeys(botId), users: keys.users(botId), ...moneyKeys(botId), clock: keys.clockOffset(botId) },
+    {
+      log: logArgs(botId),
+      kind: kindArgs("message"),
+      chargeId: p.telegram_payment_charge_id,
+      userId: String(p.user_id),
+      ...paymentJson.refunded,
+    },
   );
-  if (status !== "refunded") return { outcome: REFUSALS[status as keyof typeof REFUSALS] };
+  if (status !== "refunded") return { outcome: REFUSALS[status] };
   await signalWebhook(d, botId, webhook);
   return ok(true);
 }

@@ -12,6 +12,8 @@ import {
 import type { Outcome } from "../outcomes.ts";
 import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
+import { paymentJson } from "./payment-json.ts";
+import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { newChargeId } from "./payments.ts";
 
@@ -30,14 +32,12 @@ export async function editUserStarSubscription(
   botId: string,
   p: ParamsOf<"editUserStarSubscription">,
 ): Promise<Outcome<true, { outcome: (typeof EDIT_REFUSALS)[keyof typeof EDIT_REFUSALS] }>> {
-  const status = await d.redis.spEditSubscription(
-    keys.users(botId),
-    keys.subscriptions(botId),
-    p.telegram_payment_charge_id,
-    String(p.user_id),
-    p.is_canceled ? "1" : "0",
+  const status = await invoiceScripts.editSubscription(
+    d.redis,
+    { users: keys.users(botId), subscriptions: keys.subscriptions(botId) },
+    { chargeId: p.telegram_payment_charge_id, userId: String(p.user_id), cancel: p.is_canceled ? "1" : "0" },
   );
-  if (status !== "ok") return { outcome: EDIT_REFUSALS[status as keyof typeof EDIT_REFUSALS] };
+  if (status !== "ok") return { outcome: EDIT_REFUSALS[status] };
   return ok(true);
 }
 
@@ -57,27 +57,28 @@ export async function advanceClock(
   let date = 0;
   let renewals = 0;
   let ended = 0;
-  let webhook = 0;
+  let webhook = false;
   for (;;) {
-    const [status, detail] = await redis.spRenewSubscription(
-      ...logKeys(botId),
-      ...moneyKeys(botId),
-      keys.subscriptions(botId),
-      keys.subscriptionsDue(botId),
-      keys.clockOffset(botId),
-      keys.subscribers(botId),
-      ...logArgs(botId),
-      ...kindArgs("message"),
-      newChargeId(),
+    const renewal = await invoiceScripts.renewSubscription(
+      redis,
+      {
+        log: logKeys(botId),
+        ...moneyKeys(botId),
+        subscriptions: keys.subscriptions(botId),
+        due: keys.subscriptionsDue(botId),
+        clock: keys.clockOffset(botId),
+        subscribers: keys.subscribers(botId),
+      },
+      { log: logArgs(botId), kind: kindArgs("message"), chargeId: newChargeId(), ...paymentJson.renewed },
     );
-    if (status === "none") {
-      date = Number(detail);
+    if (renewal.status === "none") {
+      date = renewal.clock;
       break;
     }
-    if (status === "ended") ended++;
+    if (renewal.status === "ended") ended++;
     else {
       renewals++;
-      if (detail === 1) webhook = 1;
+      if (renewal.webhook) webhook = true;
     }
   }
   await signalWebhook(d, botId, webhook);
