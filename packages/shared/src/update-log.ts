@@ -138,7 +138,10 @@ export interface PollRead {
   limit: number;
   /** the poll's id, unique across replicas ("" for a call that never waits). */
   pollId: string;
-  /** "claim": wait if nothing is ready, terminating the previous waiter; "rearm": keep waiting if still the owner. */
+  /**
+   * "claim": wait if nothing is ready, terminating the previous waiter; "rearm": keep waiting if
+   * still the owner (with updates, the claim is kept: the caller releases it after answering).
+   */
   mode: PollWaitMode;
   /** how long the claim lives in Redis, ms (the poll's remaining wait plus a margin). */
   ownerTtlMs: number;

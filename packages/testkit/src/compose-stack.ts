@@ -200,8 +200,10 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     },
     async stop() {
       supervisor?.stop();
-      // The gateways first, so no new calls arrive while the services finish theirs.
-      await Promise.all(gateways.map((g) => stopProcess(g.child, "SIGTERM")));
+      // The gateways first (replicas added since the start too), so no new calls arrive while the
+      // services finish theirs.
+      const fronts = processes.filter((p) => p.service === "gateway");
+      await Promise.all(fronts.map((g) => stopProcess(g.child, "SIGTERM")));
       await Promise.all(processes.filter((p) => p.service !== "gateway").map((p) => stopProcess(p.child, "SIGTERM")));
     },
   };

@@ -7,9 +7,12 @@
   ARGV[1] offset: 0: from the oldest; > 0: confirm every id below it; < 0: keep the newest |offset|
   ARGV[2] limit: 1..100            ARGV[3] now: Unix ms
   ARGV[4] pollId: poll id          ARGV[5] mode: wait mode, "none", "claim" (a new poll) or "rearm" (a woken one)
+                                   (a woken one with updates keeps its claim for the caller to release)
   ARGV[6] ownerTtl: owner TTL, ms  ARGV[7] wakeChannel: wake shard channel   ARGV[8] botId: bot id
   Returns { "webhook" } | { "ok", update JSON... } | { "wait" } | { "gone" } (rearm, no longer the owner).
 ]]
+--!include wake.lua
+
 if redis.call("EXISTS", KEYS[3]) == 1 then return { "webhook" } end
 local offset = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
@@ -54,7 +57,9 @@ while #out <= limit and budget > 0 do
 end
 
 if #out > 1 or mode == "none" then
-  if redis.call("GET", KEYS[4]) == ARGV[4] then redis.call("DEL", KEYS[4]) end
+  -- A woken poll ("rearm") gives its claim up after it has answered (release-poll.lua): a write
+  -- here would put an AOF fsync between the wake-up and the answer.
+  if mode ~= "rearm" and redis.call("GET", KEYS[4]) == ARGV[4] then redis.call("DEL", KEYS[4]) end
   return out
 end
 
@@ -66,6 +71,6 @@ end
 
 local previous = redis.call("SET", KEYS[4], ARGV[4], "PX", ARGV[6], "GET")
 if previous and previous ~= ARGV[4] then
-  redis.call("SPUBLISH", ARGV[7], ARGV[8] .. " conflict " .. previous)
+  wake_conflict(ARGV[7], ARGV[8], previous)
 end
 return { "wait" }

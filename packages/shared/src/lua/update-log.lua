@@ -13,6 +13,8 @@
       bot's drain job, and the workers' reconciler does if the caller dies first), else 0; wakes
       the bot's waiting poll once when something was appended and no webhook is set.
 ]]
+--!include wake.lua
+
 local function log_open(k, cap, wake_channel, bot_id)
   return {
     k = k, cap = tonumber(cap), channel = wake_channel, bot = bot_id, appended = false,
@@ -45,7 +47,7 @@ local function history_record(seq_key, messages_key, chat_id, message_id, payloa
 end
 
 local function log_close(log)
-  if log.appended and log.webhook == 0 then redis.call("SPUBLISH", log.channel, log.bot) end
+  if log.appended and log.webhook == 0 then wake_grew(log.channel, log.bot) end
   return log.webhook
 end
 

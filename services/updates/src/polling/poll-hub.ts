@@ -1,11 +1,20 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import { keys, ok, ShardChannels, pollUpdates, RawJson, releasePoll, type Logger } from "@starpost/shared";
+import {
+  encodeWakeMessage,
+  keys,
+  ok,
+  parseWakeMessage,
+  ShardChannels,
+  pollUpdates,
+  RawJson,
+  releasePoll,
+  type Logger,
+} from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
 import { spacedConflict, type Conflict } from "./conflicts.ts";
 import { pollingMetrics, type PollingMetrics } from "./metrics.ts";
 import type { PollingDeps, PollTerminator } from "./types.ts";
-import { parseWakeMessage, webhookMessage } from "./wake-messages.ts";
 
 /** The claim in Redis outlives the poll's own deadline by this much (a stuck process frees it). */
 const CLAIM_MARGIN_MS = 10_000;
@@ -164,7 +173,11 @@ export class PollHub implements PollTerminator {
 
   async terminateForWebhook(botId: string): Promise<void> {
     for (const w of this.waitersOf(botId)) this.terminate(w, { outcome: "set_webhook" });
-    await this.redis.multi().del(keys.pollOwner(botId)).spublish(keys.wakeChannel(botId), webhookMessage(botId)).exec();
+    await this.redis
+      .multi()
+      .del(keys.pollOwner(botId))
+      .spublish(keys.wakeChannel(botId), encodeWakeMessage({ kind: "webhook", botId }))
+      .exec();
   }
 
   private register(req: WaitRequest): Waiter {
@@ -245,7 +258,12 @@ export class PollHub implements PollTerminator {
           ownerTtlMs: Math.max(w.deadline - Date.now(), 0) + CLAIM_MARGIN_MS,
         });
         if (w.done) return;
-        if (r.outcome === "updates") return this.finish(w, updatesResult(r.updates), last ? "timeout" : "woken");
+        if (r.outcome === "updates") {
+          this.finish(w, updatesResult(r.updates), last ? "timeout" : "woken");
+          // The claim is given up once the answer is on its way, not before (see poll-updates.lua).
+          if (!last) this.release(w);
+          return;
+        }
         // A webhook was set while this poll waited (its setWebhook message may still be on the way).
         if (r.outcome === "webhook") return this.terminate(w, { outcome: "set_webhook" });
         if (r.outcome === "gone") return this.terminate(w, { outcome: "other_get_updates" });
@@ -284,6 +302,11 @@ export class PollHub implements PollTerminator {
   private leave(w: Waiter): void {
     if (w.done) return;
     this.finish(w, updatesResult([]), "disconnected");
+    this.release(w);
+  }
+
+  /** Ends the waiter's claim on its bot, unless a newer poll took it meanwhile. */
+  private release(w: Waiter): void {
     releasePoll(this.redis, w.botId, w.id).catch((err: Error) =>
       this.logger.warn({ err: { message: err.message }, botId: w.botId }, "could not release a poll"),
     );

@@ -1,0 +1,16 @@
+--[[
+  The messages of a bot's wake shard channel, as Lua writes them; packages/shared/src/wake-messages.ts
+  is the same codec for TypeScript (it reads them all and writes the webhook one): change the two
+  together. A line `--!include wake.lua` brings these in.
+    wake_grew(channel, bot_id)               "<bot id>": the bot's log grew
+    wake_conflict(channel, bot_id, poll_id)  "<bot id> conflict <poll id>": a newer poll took over,
+                                             that poll answers 409
+  Bot ids and poll ids never contain spaces.
+]]
+local function wake_grew(channel, bot_id)
+  redis.call("SPUBLISH", channel, bot_id)
+end
+
+local function wake_conflict(channel, bot_id, poll_id)
+  redis.call("SPUBLISH", channel, bot_id .. " conflict " .. poll_id)
+end

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Redis } from "ioredis";
+import {
+  appendUpdate,
+  createLogger,
+  createRedis,
+  encodeWakeMessage,
+  keys,
+  parseWakeMessage,
+  pollUpdates,
+  type WakeMessage,
+} from "@starpost/shared";
+import { eventually, startRedis, type RedisServer } from "@starpost/testkit";
+
+describe("wake messages", () => {
+  let server: RedisServer;
+  let redis: Redis;
+  let subscriber: Redis;
+  const heard: string[] = [];
+
+  beforeAll(async () => {
+    server = await startRedis();
+    const logger = createLogger("test", "silent");
+    redis = createRedis({ url: server.url, logger, role: "test" });
+    subscriber = createRedis({ url: server.url, logger, role: "test-subscriber" });
+    subscriber.on("smessage", (_channel: string, message: string) => heard.push(message));
+  });
+  afterAll(async () => {
+    await Promise.all([redis?.quit(), subscriber?.quit()]);
+    await server?.stop();
+  });
+
+  it("TypeScript reads what TypeScript writes, for every kind", () => {
+    const all: WakeMessage[] = [
+      { kind: "grew", botId: "42" },
+      { kind: "conflict", botId: "42", pollId: "r1.7" },
+      { kind: "webhook", botId: "42" },
+    ];
+    for (const m of all) expect(parseWakeMessage(encodeWakeMessage(m))).toEqual(m);
+    expect(parseWakeMessage("42 something")).toBeUndefined();
+  });
+
+  it("TypeScript reads what the Lua scripts write (wake.lua): a newer poll's conflict and a grown log", async () => {
+    const botId = "7001";
+    await subscriber.ssubscribe(keys.wakeChannel(botId));
+    const claim = (pollId: string) =>
+      pollUpdates(redis, botId, { offset: 0, limit: 100, pollId, mode: "claim", ownerTtlMs: 10_000 });
+    expect((await claim("r1.1")).outcome).toBe("wait");
+    expect((await claim("r1.2")).outcome).toBe("wait");
+    await eventually(() => heard.length >= 1, 10_000, "the conflict message");
+    expect(heard.map(parseWakeMessage)).toEqual([{ kind: "conflict", botId, pollId: "r1.1" }]);
+
+    await redis.hset(keys.bot(botId), "id", botId); // the log takes updates only for a bot that exists
+    const callback = { id: "1", from: { id: 5, is_bot: false, first_name: "A" }, chat_instance: "1", data: "x" };
+    expect((await appendUpdate(redis, botId, "callback_query", callback)).outcome).toBe("appended");
+    await eventually(() => heard.length >= 2, 10_000, "the grew message");
+    expect(parseWakeMessage(heard[1]!)).toEqual({ kind: "grew", botId });
+  });
+});
