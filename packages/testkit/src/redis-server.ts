@@ -5,17 +5,35 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** A free TCP port on 127.0.0.1, as chosen by the OS. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports handed to processes the tests start (redis-server, the services) are taken below Linux's
+ * ephemeral range (32768+), where the kernel picks the local ports of outgoing connections: a port
+ * chosen by binding port 0, closed, then bound again by a child process could meanwhile become
+ * the source port of any connection the suite opens, and the child's bind would fail, or worse, a
+ * readiness probe would reach another stack's process. Each test fork (VITEST_POOL_ID) has its own
+ * block, walked in order from a random start, and a port is handed out only if it can be bound.
+ */
+const PORT_BASE = 20_000;
+const PORT_BLOCK = 1_500;
+const portBlock = PORT_BASE + (Number(process.env.VITEST_POOL_ID ?? 0) % 8) * PORT_BLOCK;
+let nextPort = Math.floor(Math.random() * PORT_BLOCK);
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
     srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+    srv.once("error", () => resolve(false));
+    srv.listen(port, "127.0.0.1", () => srv.close(() => resolve(true)));
   });
+}
+
+/** A free TCP port on 127.0.0.1 for a process the tests start (see above). */
+export async function freePort(): Promise<number> {
+  for (let i = 0; i < PORT_BLOCK; i++) {
+    const port = portBlock + (nextPort++ % PORT_BLOCK);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${portBlock}-${portBlock + PORT_BLOCK - 1}`);
 }
 
 export interface RedisServer {
