@@ -184,21 +184,44 @@ export interface LogEntry {
   json: string;
 }
 
+/**
+ * The stream fields of an entry, the one place TypeScript spells them; Lua's are `ENTRY` in
+ * lua/log-entry.lua (a test reads back what the Lua wrote with these names).
+ */
+export const ENTRY_FIELDS = { kind: "k", queue: "q", expiresAt: "x", json: "u" } as const;
+
+/** An entry's XADD field/value list (tests fill a log directly with it). */
+export function encodeEntry(e: Omit<LogEntry, "update_id">): (string | number)[] {
+  return [
+    ENTRY_FIELDS.kind,
+    e.kind,
+    ENTRY_FIELDS.queue,
+    e.queue,
+    ENTRY_FIELDS.expiresAt,
+    e.expiresAt,
+    ENTRY_FIELDS.json,
+    e.json,
+  ];
+}
+
+/** An XRANGE row (`<update_id>-0`, flat field/value list) as a LogEntry. */
+export function decodeEntry(id: string, flat: string[]): LogEntry {
+  const fields: Record<string, string> = {};
+  for (let i = 0; i < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+  return {
+    update_id: Number(id.slice(0, id.indexOf("-"))),
+    kind: fields[ENTRY_FIELDS.kind]!,
+    queue: fields[ENTRY_FIELDS.queue]!,
+    expiresAt: Number(fields[ENTRY_FIELDS.expiresAt]),
+    json: fields[ENTRY_FIELDS.json]!,
+  };
+}
+
 /** Reads up to `count` entries after `afterId` (exclusive), oldest first, without confirming. */
 export async function readEntries(redis: Redis, botId: string, afterId: number, count: number): Promise<LogEntry[]> {
   const start = afterId > 0 ? `(${afterId}-0` : "-";
   const rows = (await redis.xrange(keys.updateLog(botId), start, "+", "COUNT", count)) as [string, string[]][];
-  return rows.map(([id, f]) => {
-    const fields: Record<string, string> = {};
-    for (let i = 0; i < f.length; i += 2) fields[f[i]!] = f[i + 1]!;
-    return {
-      update_id: Number(id.slice(0, id.indexOf("-"))),
-      kind: fields.k!,
-      queue: fields.q!,
-      expiresAt: Number(fields.x),
-      json: fields.u!,
-    };
-  });
+  return rows.map(([id, flat]) => decodeEntry(id, flat));
 }
 
 /** Confirms (deletes) the given updates, e.g. after a webhook delivery succeeded or expired. */

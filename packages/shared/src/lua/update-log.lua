@@ -12,7 +12,9 @@
     log_close(log) -> 1 when the bot has a webhook (the pending signal: the caller schedules the
       bot's drain job, and the workers' reconciler does if the caller dies first), else 0; wakes
       the bot's waiting poll once when something was appended and no webhook is set.
+  The entry's fields are log-entry.lua's (included here).
 ]]
+--!include log-entry.lua
 local function log_open(k, cap, wake_channel, bot_id)
   return {
     k = k, cap = tonumber(cap), channel = wake_channel, bot = bot_id, appended = false,
@@ -29,7 +31,7 @@ local function log_append(log, kind, opt_in, queue, expiry, payload)
   if log.pending >= log.cap then return "too_many_pending" end
   local id = redis.call("INCR", log.k[2])
   local json = '{"update_id":' .. id .. ',"' .. kind .. '":' .. payload .. '}'
-  redis.call("XADD", log.k[1], id .. "-0", "k", kind, "q", queue, "x", expiry, "u", json)
+  entry_write(log.k[1], id, kind, queue, expiry, json)
   log.pending = log.pending + 1
   log.appended = true
   return id
