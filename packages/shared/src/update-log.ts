@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { requestDrain, type DeliveryQueues } from "./delivery-queue.ts";
 import { keys } from "./redis-keys.ts";
 import { chatJson, type Chat } from "./chats.ts";
 import { updateKind } from "./update-kinds.ts";
@@ -8,8 +9,31 @@ export const MAX_PENDING_UPDATES = 100_000;
 
 export type DropReason = "not_allowed" | "too_many_pending" | "unknown_kind";
 export type AppendOutcome = (
-  { outcome: "appended"; update_id: number; webhook: boolean } | { outcome: "dropped"; reason: DropReason }
+  { outcome: "appended"; update_id: number } | { outcome: "dropped"; reason: DropReason }
 ) & { /** set when the update's message was recorded in its chat's history. */ message_id?: number };
+
+/** What a producer of updates needs: Redis for the Lua step, the delivery queues for a webhook bot. */
+export interface UpdateSink {
+  redis: Redis;
+  deliveryQueue: DeliveryQueues;
+}
+
+/**
+ * The one way to tell a bot something: runs `step`, a Lua script that appends through
+ * update-log.lua, then schedules the bot's webhook delivery when the script's pending signal
+ * (log_close's value, picked out of the reply by `pending`) says so. If this process dies in
+ * between, the workers' reconciler schedules it.
+ */
+export async function appendThenDeliver<R>(
+  sink: UpdateSink,
+  botId: string,
+  step: (redis: Redis) => Promise<R>,
+  pending: (reply: R) => boolean,
+): Promise<R> {
+  const reply = await step(sink.redis);
+  await requestDrain(sink.deliveryQueue, botId, { cause: "appended", pending: pending(reply) });
+  return reply;
+}
 
 /**
  * Records an update's message in its chat's history (`keys.messages`) in the same step:
@@ -55,11 +79,12 @@ export function kindArgs(name: string): string[] {
 
 /**
  * Appends updates (`{<kind>: payload}` without update_id) to the bot's log in one Lua call,
- * registering `parties` first. Filtering by allowed_updates happens here, at creation, as in the
- * official server; queued updates stay. `undefined` when the bot does not exist.
+ * registering `parties` first, and schedules their delivery (appendThenDeliver). Filtering by
+ * allowed_updates happens here, at creation, as in the official server; queued updates stay.
+ * `undefined` when the bot does not exist.
  */
 export async function appendUpdates(
-  redis: Redis,
+  sink: UpdateSink,
   botId: string,
   updates: NewUpdate[],
   parties: Parties = { chats: [], users: [] },
@@ -81,26 +106,29 @@ export async function appendUpdates(
     );
     args.push(u.history ? String(u.history.chatId) : "", u.history?.messageId ?? "");
   });
-  const reply = await redis.spAppendUpdates(
-    ...logKeys(botId),
-    keys.bot(botId),
-    keys.chats(botId),
-    keys.chatUsernames(botId),
-    keys.users(botId),
-    keys.messageSeq(botId),
-    keys.messages(botId),
-    ...args,
+  const reply = await appendThenDeliver(
+    sink,
+    botId,
+    (redis) =>
+      redis.spAppendUpdates(
+        ...logKeys(botId),
+        keys.bot(botId),
+        keys.chats(botId),
+        keys.chatUsernames(botId),
+        keys.users(botId),
+        keys.messageSeq(botId),
+        keys.messages(botId),
+        ...args,
+      ),
+    (r) => r[0] === 1,
   );
   if (reply[0] === -1) return undefined;
-  const webhook = reply[0] === 1;
   let r = 1;
   return known.map((kind, n): AppendOutcome => {
     if (!kind || !kind.produced) return { outcome: "dropped", reason: "unknown_kind" };
     const v = reply[r++]!;
     const out: AppendOutcome =
-      typeof v === "number"
-        ? { outcome: "appended", update_id: v, webhook }
-        : { outcome: "dropped", reason: v as DropReason };
+      typeof v === "number" ? { outcome: "appended", update_id: v } : { outcome: "dropped", reason: v as DropReason };
     if (updates[n]!.history) out.message_id = reply[r++] as number;
     return out;
   });
@@ -111,14 +139,14 @@ export async function appendUpdates(
  * (tests back-date updates with `now`).
  */
 export async function appendUpdate(
-  redis: Redis,
+  sink: UpdateSink,
   botId: string,
   kind: string,
   payload: unknown,
   now = Date.now(),
   history?: HistoryEntry,
 ): Promise<AppendOutcome> {
-  const [outcome] = (await appendUpdates(redis, botId, [{ kind, payload, history }], undefined, now)) ?? [];
+  const [outcome] = (await appendUpdates(sink, botId, [{ kind, payload, history }], undefined, now)) ?? [];
   return outcome ?? { outcome: "dropped", reason: "unknown_kind" };
 }
 

@@ -5,10 +5,9 @@ import {
   createDeliveryQueue,
   createHttpServer,
   keys,
-  pendingCount,
   registerOps,
   Registry,
-  scheduleDrain,
+  requestDrain,
   type DrainJob,
   type Logger,
   type ServiceClient,
@@ -108,15 +107,12 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    * the job is gone, look at the log again and schedule the next drain (at the retry time when
    * the drain ended waiting for one).
    */
-  async function afterDrain(botId: string, outcome: DrainOutcome | undefined) {
-    if (!(await redis.exists(keys.webhook(botId)))) return;
-    if ((await pendingCount(redis, botId)) === 0) return;
-    const delay = outcome?.reason === "backoff" ? Math.max(0, outcome.retryAt - Date.now()) : 0;
-    await scheduleDrain(queue, botId, delay);
-  }
-  const follow = (botId: string, outcome: DrainOutcome | undefined) => {
-    const p = afterDrain(botId, outcome).catch((err: Error) =>
-      logger.warn({ botId, err: { message: err.message } }, "could not schedule the next drain; the reconciler will"),
+  const follow = (botId: string, outcome: DrainOutcome) => {
+    const retryAt = outcome.reason === "backoff" ? outcome.retryAt : undefined;
+    const p = requestDrain(queue, botId, { cause: "recheck", redis, retryAt }).then(
+      () => undefined,
+      (err: Error) =>
+        logger.warn({ botId, err: { message: err.message } }, "could not schedule the next drain; the reconciler will"),
     );
     followUps.add(p);
     void p.finally(() => followUps.delete(p));

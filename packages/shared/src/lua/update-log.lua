@@ -9,9 +9,10 @@
     history_record(message_id counters hash, messages hash, chat id, message id, payload JSON)
       -> payload, message id: records a message in its chat's history; an empty message id takes
          the chat's next one and puts it in front of the payload's keys
-    log_close(log) -> 1 when the bot has a webhook (the pending signal: the caller schedules the
-      bot's drain job, and the workers' reconciler does if the caller dies first), else 0; wakes
-      the bot's waiting poll once when something was appended and no webhook is set.
+    log_close(log) -> 1 when something was appended and the bot has a webhook (the pending signal:
+      the caller's appendThenDeliver schedules the bot's drain job, and the workers' reconciler
+      does if the caller dies first), else 0; wakes the bot's waiting poll once when something
+      was appended and no webhook is set.
   The entry's fields are log-entry.lua's (included here).
 ]]
 --!include log-entry.lua
@@ -47,7 +48,8 @@ local function history_record(seq_key, messages_key, chat_id, message_id, payloa
 end
 
 local function log_close(log)
-  if log.appended and log.webhook == 0 then redis.call("SPUBLISH", log.channel, log.bot) end
+  if not log.appended then return 0 end
+  if log.webhook == 0 then redis.call("SPUBLISH", log.channel, log.bot) end
   return log.webhook
 end
 

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import {
+  appendThenDeliver,
   chatJson,
   crashPoint,
   type Chat,
@@ -19,7 +20,6 @@ import {
   type PaymentBody,
   saveChat,
 } from "@starpost/shared";
-import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { linkSlug, type LinkRecord } from "./invoice-link.ts";
@@ -196,23 +196,29 @@ async function payTarget(
 
   const fingerprint = JSON.stringify(t.fingerprint);
   let waiting = await d.waiters.wait(botId, queryId, d.answerTimeoutMs);
-  const [outcome, a, b] = await redis.spRecordPreCheckout(
-    ...logKeys(botId),
-    keys.preCheckout(botId, queryId),
-    keys.users(botId),
-    keys.paymentKey(botId, key ?? ""),
-    ...logArgs(botId),
-    ...kindArgs("pre_checkout_query"),
-    updateKind("pre_checkout_query")!.queueKey(query),
-    JSON.stringify(query),
-    key === undefined ? QUERY_LIFETIME_MS : IDEMPOTENCY_LIFETIME_MS,
-    d.answerTimeoutMs,
-    String(user.id),
-    userJson,
-    key === undefined ? "0" : "1",
-    queryId,
-    fingerprint,
-    ...Object.entries(fields).flat(),
+  const [outcome, a, b] = await appendThenDeliver(
+    d,
+    botId,
+    (redis) =>
+      redis.spRecordPreCheckout(
+        ...logKeys(botId),
+        keys.preCheckout(botId, queryId),
+        keys.users(botId),
+        keys.paymentKey(botId, key ?? ""),
+        ...logArgs(botId),
+        ...kindArgs("pre_checkout_query"),
+        updateKind("pre_checkout_query")!.queueKey(query),
+        JSON.stringify(query),
+        key === undefined ? QUERY_LIFETIME_MS : IDEMPOTENCY_LIFETIME_MS,
+        d.answerTimeoutMs,
+        String(user.id),
+        userJson,
+        key === undefined ? "0" : "1",
+        queryId,
+        fingerprint,
+        ...Object.entries(fields).flat(),
+      ),
+    ([outcome, pending]) => outcome === "new" && pending === 1,
   );
   if (outcome === "repeat") {
     d.waiters.wakeLocal(waiting.key);
@@ -223,7 +229,6 @@ async function payTarget(
     const [state, deadline] = await redis.hmget(keys.preCheckout(botId, queryId), "state", "deadline");
     if (state !== "pending" || Number(deadline) <= Date.now()) d.waiters.wakeLocal(waiting.key);
   } else {
-    await signalWebhook(d, botId, Number(a));
     // A bot that excluded pre_checkout_query from allowed_updates can never answer: expire now.
     if (typeof b !== "number") d.waiters.wakeLocal(waiting.key);
   }
@@ -256,22 +261,29 @@ export async function answerPreCheckoutQuery(
   // Ids are ours (digits only); anything else cannot name a query and must not shape a key.
   if (!/^\d{1,20}$/.test(queryId)) return failure(Errors.preCheckoutQueryInvalid());
   crashPoint("answer-pre-checkout:before-script");
-  const [answer, webhook] = await redis.spAnswerPreCheckout(
-    ...logKeys(botId),
-    keys.preCheckout(botId, queryId),
-    ...moneyKeys(botId),
-    keys.subscriptions(botId),
-    keys.subscribers(botId),
-    keys.subscriptionsDue(botId),
-    keys.clockOffset(botId),
-    ...logArgs(botId),
-    ...kindArgs("message"),
-    p.ok ? "1" : "0",
-    p.error_message ?? "",
+  const [answer] = await appendThenDeliver(
+    d,
+    botId,
+    async (redis) => {
+      const reply = await redis.spAnswerPreCheckout(
+        ...logKeys(botId),
+        keys.preCheckout(botId, queryId),
+        ...moneyKeys(botId),
+        keys.subscriptions(botId),
+        keys.subscribers(botId),
+        keys.subscriptionsDue(botId),
+        keys.clockOffset(botId),
+        ...logArgs(botId),
+        ...kindArgs("message"),
+        p.ok ? "1" : "0",
+        p.error_message ?? "",
+      );
+      crashPoint("answer-pre-checkout:after-script");
+      return reply;
+    },
+    ([answer, pending]) => answer === "paid" && pending === 1,
   );
-  crashPoint("answer-pre-checkout:after-script");
   if (answer === "invalid") return failure(Errors.preCheckoutQueryInvalid());
-  await signalWebhook(d, botId, webhook);
   await d.waiters.wake(redis, botId, queryId);
   return success(true);
 }

@@ -1,4 +1,5 @@
 import {
+  appendThenDeliver,
   Errors,
   failure,
   keys,
@@ -9,7 +10,6 @@ import {
   type MethodOutcome,
   type ParamsOf,
 } from "@starpost/shared";
-import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
@@ -28,17 +28,22 @@ export async function refundStarPayment(
   botId: string,
   p: ParamsOf<"refundStarPayment">,
 ): Promise<MethodOutcome> {
-  const [status, webhook] = await d.redis.spRefundStarPayment(
-    ...logKeys(botId),
-    keys.users(botId),
-    ...moneyKeys(botId),
-    keys.clockOffset(botId),
-    ...logArgs(botId),
-    ...kindArgs("message"),
-    p.telegram_payment_charge_id,
-    String(p.user_id),
+  const [status] = await appendThenDeliver(
+    d,
+    botId,
+    (redis) =>
+      redis.spRefundStarPayment(
+        ...logKeys(botId),
+        keys.users(botId),
+        ...moneyKeys(botId),
+        keys.clockOffset(botId),
+        ...logArgs(botId),
+        ...kindArgs("message"),
+        p.telegram_payment_charge_id,
+        String(p.user_id),
+      ),
+    ([, pending]) => pending === 1,
   );
   if (status !== "refunded") return failure(REFUSALS[status as keyof typeof REFUSALS]());
-  await signalWebhook(d, botId, webhook);
   return success(true);
 }

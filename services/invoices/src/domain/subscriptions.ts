@@ -1,4 +1,5 @@
 import {
+  appendThenDeliver,
   Errors,
   failure,
   getBot,
@@ -12,7 +13,6 @@ import {
   type ParamsOf,
   type UserStarsBody,
 } from "@starpost/shared";
-import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { newChargeId } from "./payments.ts";
@@ -49,33 +49,34 @@ export async function advanceClock(d: InvoiceDomain, botId: string, body: ClockB
   const { redis } = d;
   if (!(await getBot(redis, botId))) return failure(Errors.botNotFound());
   await redis.incrby(keys.clockOffset(botId), body.advance_seconds);
-  let date = 0;
-  let renewals = 0;
-  let ended = 0;
-  let webhook = 0;
-  for (;;) {
-    const [status, detail] = await redis.spRenewSubscription(
-      ...logKeys(botId),
-      ...moneyKeys(botId),
-      keys.subscriptions(botId),
-      keys.subscriptionsDue(botId),
-      keys.clockOffset(botId),
-      keys.subscribers(botId),
-      ...logArgs(botId),
-      ...kindArgs("message"),
-      newChargeId(),
-    );
-    if (status === "none") {
-      date = Number(detail);
-      break;
-    }
-    if (status === "ended") ended++;
-    else {
-      renewals++;
-      if (detail === 1) webhook = 1;
-    }
-  }
-  await signalWebhook(d, botId, webhook);
+  // One delivery for the whole run: each renewal's step appends, the drain is asked for once.
+  const { date, renewals, ended } = await appendThenDeliver(
+    d,
+    botId,
+    async (redis) => {
+      const run = { date: 0, renewals: 0, ended: 0, pending: false };
+      for (;;) {
+        const [status, detail] = await redis.spRenewSubscription(
+          ...logKeys(botId),
+          ...moneyKeys(botId),
+          keys.subscriptions(botId),
+          keys.subscriptionsDue(botId),
+          keys.clockOffset(botId),
+          keys.subscribers(botId),
+          ...logArgs(botId),
+          ...kindArgs("message"),
+          newChargeId(),
+        );
+        if (status === "none") return { ...run, date: Number(detail) };
+        if (status === "ended") run.ended++;
+        else {
+          run.renewals++;
+          if (detail === 1) run.pending = true;
+        }
+      }
+    },
+    (run) => run.pending,
+  );
   return success({ date, renewals, ended });
 }
 

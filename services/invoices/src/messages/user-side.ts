@@ -6,7 +6,6 @@ import {
   failure,
   findChat,
   keys,
-  scheduleDrain,
   success,
   type AppendOutcome,
   type CallbackQueryBody,
@@ -75,7 +74,7 @@ async function append(
   history: boolean,
 ) {
   const results = await appendUpdates(
-    d.redis,
+    d,
     botId,
     [{ kind, payload, history: history ? { chatId: chat.id } : undefined }],
     {
@@ -83,9 +82,7 @@ async function append(
       users: [user as { id: number }],
     },
   );
-  const outcome = results?.[0];
-  if (outcome?.outcome === "appended" && outcome.webhook) await scheduleDrain(d.deliveryQueue, botId);
-  return outcome;
+  return results?.[0];
 }
 
 const updateFields = (o: AppendOutcome) =>

@@ -5,6 +5,7 @@ import {
   keys,
   loadWebhook,
   parseWebhookUrl,
+  requestDrain,
   resolveWebhookHost,
   saveAllowedUpdates,
   success,
@@ -14,7 +15,6 @@ import {
   type ParamsOf,
   type WebhookConfig,
 } from "@starpost/shared";
-import { kickDrain } from "./kick-drain.ts";
 import type { WebhookDeps } from "./types.ts";
 
 /** setWebhook with a URL more than once a second per bot gets 429, as in the official server. */
@@ -96,7 +96,7 @@ export async function setWebhook(deps: WebhookDeps, botId: string, p: ParamsOf<"
   );
   // The webhook key exists now, so a new getUpdates gets 409; end the one already waiting.
   await deps.polls.terminateForWebhook(botId);
-  if (pending > 0) await kickDrain(deps.deliveryQueue, botId);
+  await requestDrain(deps.deliveryQueue, botId, { cause: "webhook_set", pending });
   deps.logger.info({ botId, maxConnections: config.maxConnections }, "webhook set");
   return success(true, "Webhook was set");
 }
