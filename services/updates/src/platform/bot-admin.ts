@@ -17,12 +17,13 @@ import {
   success,
   isBotId,
 } from "@starpost/shared";
+import { webhookDeletedMessage } from "../webhook/settings.ts";
 
 type BotParams = { Params: { botId: string } };
 
 /** `DELETE /platform/v1/bots/:botId`: the bot and all its data in one step, then its global index entries. */
 export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
-  const username = await redis.spDeleteBot(...botKeys(botId));
+  const username = await redis.spDeleteBot(...botKeys(botId), keys.wakeChannel(botId), webhookDeletedMessage(botId));
   if (username === null) return false;
   // Outside the bot's slot, so after the step: the token already fails, these only free the name.
   // A compare-and-set: the name (and its claim time) goes only while it still names this bot.

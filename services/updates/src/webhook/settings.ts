@@ -15,10 +15,17 @@ import {
   type ParamsOf,
   type WebhookConfig,
 } from "@starpost/shared";
+import { webhookMessage } from "../polling/wake-messages.ts";
 import type { WebhookDeps } from "./types.ts";
 
 /** setWebhook with a URL more than once a second per bot gets 429, as in the official server. */
 const SET_INTERVAL_MS = 1000;
+
+/**
+ * deleteWebhook's (and bot deletion's) message on the bot's wake channel: a drain running for the webhook re-reads it
+ * at once (any message does); polls do not act on it (parseWakeMessage does not know it).
+ */
+export const webhookDeletedMessage = (botId: string) => `${botId} webhook deleted`;
 
 /** deleteWebhook, and setWebhook with an empty url. */
 export async function deleteWebhook(
@@ -33,6 +40,8 @@ export async function deleteWebhook(
     keys.webhookStatus(botId),
     keys.updateLog(botId),
     dropPendingUpdates ? "1" : "0",
+    keys.wakeChannel(botId),
+    webhookDeletedMessage(botId),
   );
   // The registry of webhook bots is global (another slot): updated after the bot's own step. A
   // bot left in it by a crash costs the reconciler one empty drain per pass until its next set/delete.
@@ -90,11 +99,14 @@ export async function setWebhook(deps: WebhookDeps, botId: string, p: ParamsOf<"
     keys.updateLog(botId),
     p.drop_pending_updates ? "1" : "0",
     ...allowedMode,
+    keys.wakeChannel(botId),
+    webhookMessage(botId),
     fields.length,
     ...fields,
     ...(p.allowed_updates ?? []),
   );
-  // The webhook key exists now, so a new getUpdates gets 409; end the one already waiting.
+  // The webhook key exists now, so a new getUpdates gets 409; end the one already waiting here at
+  // once (the script's message ends those on other replicas).
   await deps.polls.terminateForWebhook(botId);
   await requestDrain(deps.deliveryQueue, botId, { cause: "webhook_set", pending });
   deps.logger.info({ botId, maxConnections: config.maxConnections }, "webhook set");
