@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import {
   appendThenDeliver,
   chatJson,
-  crashPoint,
   type Chat,
   Errors,
   failure,
@@ -20,6 +19,7 @@ import {
   type PaymentBody,
   saveChat,
 } from "@starpost/shared";
+import { crashPoint } from "../crash-point.ts";
 import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { linkSlug, type LinkRecord } from "./invoice-link.ts";
