@@ -1,6 +1,9 @@
 import type { Redis } from "ioredis";
 import { keys, ShardChannels, type Logger } from "@starpost/shared";
 
+/** How long a drain waits for its subscription before starting without it. */
+const SUBSCRIBE_WAIT_MS = 1000;
+
 /**
  * setWebhook, deleteWebhook and bot deletion, pushed to the drains of this worker process: their
  * Lua steps publish on the bot's wake channel, which one subscriber connection per process holds
@@ -11,9 +14,6 @@ import { keys, ShardChannels, type Logger } from "@starpost/shared";
  * A message can be lost (the subscriber reconnecting): drains also re-read on a slow timer, and
  * every watcher is told to re-read once the subscriber is ready again.
  */
-/** How long a drain waits for its subscription before starting without it. */
-const SUBSCRIBE_WAIT_MS = 1000;
-
 export class WebhookChanges {
   private readonly channels: ShardChannels;
   /** listeners by channel: the drains of that bot (one, unless a stalled drain is still ending). */
