@@ -87,8 +87,9 @@ export async function requestDrain(queues: DeliveryQueues, botId: string, why: D
       break;
     }
     case "recheck": {
+      // One round trip; no MULTI needed: a change right after is covered by the drain or the next pass.
       const [[, webhook], [, pending]] = (await why.redis
-        .multi()
+        .pipeline()
         .exists(keys.webhook(botId))
         .xlen(keys.updateLog(botId))
         .exec()) as [[null, number], [null, number]];
