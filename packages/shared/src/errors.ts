@@ -33,6 +33,7 @@ export class BotApiError extends Error {
 }
 
 const bad = (text: string) => new BotApiError({ error_code: 400, description: `Bad Request: ${text}` });
+const entities = (text: string) => bad(`can't parse entities: ${text}`);
 
 export const Errors = {
   // The request front (gateway)
@@ -65,17 +66,27 @@ export const Errors = {
 
   // Generic parameter checks
   paramRequired: (name: string) => bad(`parameter "${name}" is required`),
-  paramInvalid: (name: string, why: string) => bad(`parameter "${name}" ${why}`),
+  paramInvalid: (name: string) => bad(`parameter "${name}" is invalid`),
 
   // Platform API
-  platformBodyInvalid: (problem: string) => bad(`the body must be JSON: ${problem}`),
+  platformBodyContentType: (contentType: string) =>
+    bad(`the body must be JSON: Content-Type is "${contentType}", expected "application/json"`),
+  platformBodyEncoding: () => bad("the body must be JSON: Content-Encoding is not supported"),
+  /** the text after the colon is the JSON parser's own (its position of the fault). */
+  platformBodyJson: (parserMessage: string) => bad(`the body must be JSON: ${parserMessage}`),
   botNotFound: () => new BotApiError({ error_code: 404, description: "Not Found: bot not found" }),
   usernameInvalid: () => bad('username must be 5-32 characters of A-Z, a-z, 0-9 and _ and end in "bot"'),
   usernameTaken: () => bad("username is already taken"),
   tokenFormatInvalid: () => bad("token must look like <bot id>:<secret>"),
   tokenTaken: () => bad("a bot with this id already exists"),
-  chatInvalid: (why: string) => bad(`invalid chat: ${why}`),
-  updateInvalid: (why: string) => bad(`invalid update: ${why}`),
+  chatIdNotInteger: () => bad("invalid chat: the chat id must be an integer"),
+  chatIdSign: () => bad("invalid chat: private chats have positive ids, other chats negative ones"),
+  chatTypeInvalid: () => bad('invalid chat: type must be "private", "group", "supergroup" or "channel"'),
+  chatUsernameInvalid: () => bad("invalid chat: bad username"),
+  updateNotObject: () => bad("invalid update: an Update object is expected"),
+  updateIdGiven: () => bad("invalid update: update_id is assigned by starpost"),
+  updateKindCount: () => bad("invalid update: exactly one update kind is expected"),
+  updateKindNotObject: (kind: string) => bad(`invalid update: "${kind}" must be an object`),
   updateKindNeverProduced: (kind: string) => bad(`update kind "${kind}" is never produced`),
   updateKindUnknown: (kind: string) => bad(`unknown update kind "${kind}"`),
   tooManyUpdates: () => bad("at most 1000 updates per call"),
@@ -107,12 +118,24 @@ export const Errors = {
   starsInvoiceInvalid: () => bad("STARS_INVOICE_INVALID"),
   pricesJson: () => bad("can't parse prices JSON object"),
   pricesNotArray: () => bad("expected an Array of labeled prices"),
-  labeledPrice: (why: string) => bad(`can't parse labeled price: ${why}`),
+  labeledPriceNotObject: () => bad("can't parse labeled price: LabeledPrice must be an Object"),
+  labeledPriceLabelMissing: () => bad("can't parse labeled price: Can't find field \"label\""),
+  labeledPriceLabelNotString: () => bad('can\'t parse labeled price: Field "label" must be of type String'),
+  labeledPriceLabelEmpty: () => bad("can't parse labeled price: LabeledPrice label must be non-empty"),
+  labeledPriceAmountMissing: () => bad("can't parse labeled price: Can't find field \"amount\""),
+  labeledPriceAmountNotNumber: () => bad('can\'t parse labeled price: Field "amount" must be a valid Number'),
   noPrices: () => bad("there must be at least one price"),
   titleInvalid: () => bad("INVOICE_TITLE_INVALID"),
   descriptionInvalid: () => bad("INVOICE_DESCRIPTION_INVALID"),
   payloadInvalid: () => bad("INVOICE_PAYLOAD_INVALID"),
-  tipsInvalid: (why: string) => bad(why),
+  maxTipNegative: () => bad("max_tip_amount must be non-negative"),
+  tipsJson: () => bad("can't parse suggested_tip_amounts JSON object"),
+  tipsNotArray: () => bad("expected an Array of suggested tip amounts"),
+  tipNotNumber: () => bad("suggested tip amount must be a Number"),
+  tipsTooMany: () => bad("there can be at most 4 suggested tip amounts"),
+  tipNotPositive: () => bad("suggested tip amount must be positive"),
+  tipsNotIncreasing: () => bad("suggested tip amounts must be increasing"),
+  tipAboveMax: () => bad("suggested tip amount can't be bigger than max_tip_amount"),
   chatIdEmpty: () => bad("chat_id is empty"),
   chatNotFound: () => bad("chat not found"),
   chatTypeUnsupported: () => bad("star invoices can be sent only to private chats and channels"),
@@ -137,7 +160,27 @@ export const Errors = {
   // Messages (sendMessage, edits, deleteMessage)
   messageTextEmpty: () => bad("message text is empty"),
   messageTooLong: () => bad("message is too long"),
-  cantParseEntities: (why: string) => bad(`can't parse entities: ${why}`),
+  // Entity parsing (parse_mode), as td words it; offsets are UTF-8 bytes of the text.
+  entityUnexpectedEndTag: (offset: number) => entities(`Unexpected end tag at byte offset ${offset}`),
+  entityUnclosedEndTag: (offset: number) => entities(`Unclosed end tag at byte offset ${offset}`),
+  entityUnmatchedEndTag: (offset: number, expected: string, found: string) =>
+    entities(`Unmatched end tag at byte offset ${offset}, expected "</${expected}>", found "</${found}>"`),
+  entityUnclosedStartTag: (offset: number) => entities(`Unclosed start tag at byte offset ${offset}`),
+  entityUnclosedStartTagNamed: (tag: string, offset: number) =>
+    entities(`Unclosed start tag "${tag}" at byte offset ${offset}`),
+  entityUnsupportedStartTag: (tag: string, offset: number) =>
+    entities(`Unsupported start tag "${tag}" at byte offset ${offset}`),
+  entityEmptyAttributeName: (tag: string, offset: number) =>
+    entities(`Empty attribute name in the tag "${tag}" at byte offset ${offset}`),
+  entityNameTokenEnd: (offset: number) => entities(`Unexpected end of name token at byte offset ${offset}`),
+  entitySpanClass: (offset: number) => entities(`Tag "span" must have class "tg-spoiler" at byte offset ${offset}`),
+  entityEndTagMissing: (tag: string) => entities(`Can't find end tag corresponding to start tag "${tag}"`),
+  entityCharReserved: (char: string) =>
+    entities(`Character '${char}' is reserved and must be escaped with the preceding '\\'`),
+  entityUrlEnd: (offset: number) => entities(`Can't find end of a URL at byte offset ${offset}`),
+  entityKindEnd: (entity: string, offset: number) =>
+    entities(`Can't find end of ${entity} entity at byte offset ${offset}`),
+  entityEnd: (offset: number) => entities(`Can't find end of the entity starting at byte offset ${offset}`),
   entitiesJson: () => bad("can't parse entities JSON object"),
   parseModeUnsupported: () => bad("unsupported parse_mode"),
   buttonDataInvalid: () => bad("BUTTON_DATA_INVALID"),
@@ -159,7 +202,19 @@ export const Errors = {
   platformMessageUnknown: (messageId: string) => bad(`message ${messageId} is not in this chat`),
   platformNotBotMessage: (messageId: string) => bad(`message ${messageId} was not sent by the bot`),
   platformButtonUnknown: (data: string) => bad(`message has no button with callback_data "${data}"`),
-  platformParamInvalid: (why: string) => bad(why),
+  platformFromIdNotChat: () => bad("from.id must be the chat id in a private chat"),
+  platformIntegerInvalid: (name: string, min: number, max: number) => bad(`${name} must be an integer ${min}-${max}`),
+  linkInvalid: () => bad("link must be an invoice link"),
+  userTextInvalid: () => bad("text must be a string of 1-4096 characters"),
+  platformMessageIdInvalid: () => bad("message_id must be a positive integer"),
+  callbackDataInvalid: () => bad("data must be a string"),
+  waitAnswerInvalid: (maxMs: number) => bad(`wait_answer_ms must be 0-${maxMs}`),
+  userStarsInvalid: () => bad("amount must be an integer 0-1000000000000 or null"),
+  faultMethodInvalid: () => bad('method must be a method name or "*"'),
+  faultDescriptionInvalid: () => bad("description must be a string of 1-1024 characters"),
+  faultEmpty: () => bad("a fault needs error_code, delay_ms or both"),
+  faultRetryAfterAlone: () => bad("retry_after goes with error_code 429"),
+  faultDescriptionRequired: (errorCode: number) => bad(`description is required for error_code ${errorCode}`),
   faultMethodUnknown: (method: string) => bad(`unknown method "${method}"`),
   botBlocked: () => new BotApiError({ error_code: 403, description: "Forbidden: bot was blocked by the user" }),
   /** a scripted fault (POST /platform/v1/bots/:botId/faults): code and text are the caller's. */

@@ -41,22 +41,22 @@ export function faultError(f: Fault): BotApiError | undefined {
 }
 
 export type AddFaultOutcome =
-  { outcome: "added"; id: number } | { outcome: "invalid"; error: BotApiError } | { outcome: "no_bot" };
+  | { outcome: "added"; id: number }
+  | { outcome: "fault_method_unknown"; method: string }
+  | { outcome: "fault_description_required"; error_code: number }
+  | { outcome: "bot_not_found" };
 
 export async function addFault(redis: Redis, botId: string, body: FaultBody): Promise<AddFaultOutcome> {
   const method = body.method === "*" ? "*" : findMethod(body.method);
-  if (!method) return { outcome: "invalid", error: Errors.faultMethodUnknown(body.method) };
+  if (!method) return { outcome: "fault_method_unknown", method: body.method };
   if (body.error_code !== undefined && body.description === undefined && !DEFAULT_ERRORS[body.error_code]) {
-    return {
-      outcome: "invalid",
-      error: Errors.platformParamInvalid(`description is required for error_code ${body.error_code}`),
-    };
+    return { outcome: "fault_description_required", error_code: body.error_code };
   }
   const rule: Omit<Fault, "id"> = { method, times: body.times ?? 1 };
   for (const k of ["error_code", "description", "retry_after", "delay_ms"] as const)
     if (body[k] !== undefined) (rule as Record<string, unknown>)[k] = body[k];
   const id = await redis.spAddFault(keys.bot(botId), keys.faults(botId), keys.faultSeq(botId), JSON.stringify(rule));
-  return id < 0 ? { outcome: "no_bot" } : { outcome: "added", id };
+  return id < 0 ? { outcome: "bot_not_found" } : { outcome: "added", id };
 }
 
 export async function listFaults(redis: Redis, botId: string): Promise<Fault[]> {

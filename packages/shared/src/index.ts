@@ -4,6 +4,7 @@ export * from "./chats.ts";
 export * from "./config.ts";
 export * from "./delivery-queue.ts";
 export * from "./envelope.ts";
+export * from "./outcome.ts";
 export * from "./http-server.ts";
 export * from "./errors.ts";
 export * from "./faults.ts";

@@ -5,19 +5,28 @@ import { describe, expect, it } from "vitest";
 import { Errors, METHODS, type MethodSpec } from "@starpost/shared";
 import { ERRORS_DOC, METHODS_DOC, renderErrorsDoc, renderMethodsDoc } from "../../../scripts/docs.ts";
 
+const root = new URL("../../../", import.meta.url).pathname;
+
+/** The code that answers clients: every service's src and packages/shared/src, but the registry itself. */
+function sourceFiles(): { path: string; source: ts.SourceFile }[] {
+  return execFileSync("git", ["ls-files", "services/*/src/*", "services/*/src/**", "packages/shared/src/**"], {
+    cwd: root,
+    encoding: "utf8",
+  })
+    .split("\n")
+    .filter((f) => f.endsWith(".ts") && f !== "packages/shared/src/errors.ts")
+    .map((path) => ({
+      path,
+      source: ts.createSourceFile(path, readFileSync(`${root}${path}`, "utf8"), ts.ScriptTarget.Latest, true),
+    }));
+}
+
 describe("the error registry", () => {
   it("is documented: docs/errors.md is generated from it and up to date", () => {
     expect(readFileSync(ERRORS_DOC, "utf8")).toBe(renderErrorsDoc());
   });
 
   it("has no entry the code never answers", () => {
-    const root = new URL("../../../", import.meta.url).pathname;
-    const files = execFileSync("git", ["ls-files", "services/*/src/*", "services/*/src/**", "packages/shared/src/**"], {
-      cwd: root,
-      encoding: "utf8",
-    })
-      .split("\n")
-      .filter((f) => f.endsWith(".ts") && !f.endsWith("errors.ts"));
     // A use is code that reads `Errors.<name>` (a comment or a string naming it is not).
     const used = new Set<string>();
     const visit = (node: ts.Node) => {
@@ -25,8 +34,23 @@ describe("the error registry", () => {
         used.add(node.name.text);
       ts.forEachChild(node, visit);
     };
-    for (const f of files) visit(ts.createSourceFile(f, readFileSync(`${root}${f}`, "utf8"), ts.ScriptTarget.Latest));
+    for (const f of sourceFiles()) visit(f.source);
     expect(Object.keys(Errors).filter((name) => !used.has(name))).toEqual([]);
+  });
+
+  it("is the only place an error is built: no `bad(` or `new BotApiError(` anywhere else", () => {
+    const outside: string[] = [];
+    for (const { path, source } of sourceFiles()) {
+      const visit = (node: ts.Node) => {
+        const built =
+          (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "bad") ||
+          (ts.isNewExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "BotApiError");
+        if (built) outside.push(`${path}: ${node.getText(source)}`);
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(outside).toEqual([]);
   });
 
   it("follows the reference's description style", () => {

@@ -20,4 +20,23 @@ describe("createHttpServer", () => {
     expect(await Promise.race([closing, stuck])).toBe("closed");
     await closedByServer;
   });
+
+  it("answers bytes that are not an HTTP request with the Bot API's 400 and closes", async () => {
+    const app = createHttpServer(createLogger("test", "silent"));
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    const { port } = app.server.address() as { port: number };
+    const socket = connect(port, "127.0.0.1");
+    let answer = "";
+    socket.on("data", (chunk) => (answer += chunk.toString()));
+    const closed = new Promise((r) => socket.once("close", r));
+    socket.write("not http at all\r\n\r\n");
+    await closed;
+    await app.close();
+    expect(answer.startsWith("HTTP/1.1 400 Bad Request\r\n")).toBe(true);
+    expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toEqual({
+      ok: false,
+      error_code: 400,
+      description: "Bad Request: invalid HTTP request",
+    });
+  });
 });

@@ -50,6 +50,53 @@ describe("the platform API's description and the console's read routes", () => {
     );
   });
 
+  it("names what is wrong with a new bot, a chat, an update or a fault, in the registry's words", async () => {
+    const bot = await stack.platform.createBot();
+    const answer = async (method: string, path: string, body: unknown) =>
+      (await stack.platform.call(method, `/bots${path}`, body)).body;
+    const bad = (description: string) => ({ ok: false, error_code: 400, description: `Bad Request: ${description}` });
+
+    expect(await answer("POST", "", { username: "x" })).toEqual(
+      bad('username must be 5-32 characters of A-Z, a-z, 0-9 and _ and end in "bot"'),
+    );
+    expect(await answer("POST", "", { username: "shaped_bot", token: "secret" })).toEqual(
+      bad("token must look like <bot id>:<secret>"),
+    );
+
+    const chat = (id: string, body: unknown) => answer("PUT", `/${bot.id}/chats/${id}`, body);
+    expect(await chat("x1", { type: "private" })).toEqual(bad("invalid chat: the chat id must be an integer"));
+    expect(await chat("-7", { type: "private" })).toEqual(
+      bad("invalid chat: private chats have positive ids, other chats negative ones"),
+    );
+    expect(await chat("-7", { type: "forum" })).toEqual(
+      bad('invalid chat: type must be "private", "group", "supergroup" or "channel"'),
+    );
+    expect(await chat("-7", { type: "channel", username: "a b" })).toEqual(bad("invalid chat: bad username"));
+    expect(await chat("-7", { type: "channel", username: 5 })).toEqual(bad('parameter "username" is invalid'));
+
+    const update = (body: unknown) => answer("POST", `/${bot.id}/updates`, body);
+    expect(await update([7])).toEqual(bad("invalid update: an Update object is expected"));
+    expect(await update({ update_id: 1, ...userMessage(1, "x") })).toEqual(
+      bad("invalid update: update_id is assigned by starpost"),
+    );
+    expect(await update({ ...userMessage(1, "x"), edited_message: {} })).toEqual(
+      bad("invalid update: exactly one update kind is expected"),
+    );
+    expect(await update({ message: 5 })).toEqual(bad('invalid update: "message" must be an object'));
+    expect(await update({ gossip: {} })).toEqual(bad('unknown update kind "gossip"'));
+    expect(await update({ shipping_query: {} })).toEqual(bad('update kind "shipping_query" is never produced'));
+    expect(await update(Array.from({ length: 1001 }, () => userMessage(1, "x")))).toEqual(
+      bad("at most 1000 updates per call"),
+    );
+
+    const fault = (body: unknown) => answer("POST", `/${bot.id}/faults`, body);
+    expect(await fault({ method: "", error_code: 400 })).toEqual(bad('method must be a method name or "*"'));
+    expect(await fault({ method: "getMe", error_code: 400, description: "" })).toEqual(
+      bad("description must be a string of 1-1024 characters"),
+    );
+    expect((await stack.platform.call("GET", `/bots/${bot.id}/chats`)).body.result.chats).toEqual([]);
+  });
+
   it("lists bots without tokens, a bot's chats, its webhook, its Stars; 401 without the token", async () => {
     const bot = await stack.platform.createBot({ first_name: "Viewer" });
     const listed = await stack.platform.call("GET", "/bots");

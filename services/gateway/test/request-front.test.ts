@@ -349,6 +349,12 @@ describe("the platform API", () => {
       description:
         'Bad Request: the body must be JSON: Content-Type is "application/x-www-form-urlencoded", expected "application/json"',
     });
+    const gzipped = await http(stack.gatewayUrl, "POST", "/platform/v1/bots", {
+      body: "{}",
+      contentType: "application/json",
+      headers: { authorization: `Bearer ${stack.platform.token}`, "content-encoding": "gzip" },
+    });
+    expect(gzipped.body.description).toBe("Bad Request: the body must be JSON: Content-Encoding is not supported");
   });
 });
 

@@ -9,21 +9,25 @@ import { editUserStarSubscription } from "./domain/subscriptions.ts";
 import { answerCallbackQuery } from "./messages/callback-answers.ts";
 import { deleteMessage, editMessageReplyMarkup, editMessageText } from "./messages/edit-message.ts";
 import { sendMessage } from "./messages/send-message.ts";
+import { answer } from "./outcomes.ts";
 
-/** The Bot API methods this service owns (the method table's `invoices` rows): Stars and the messages around them. */
+/**
+ * The Bot API methods this service owns (the method table's `invoices` rows): Stars and the
+ * messages around them. The edge: each domain outcome becomes the Bot API answer here.
+ */
 export function invoiceHandlers(d: InvoiceDomain): MethodHandlers {
   return {
-    sendInvoice: ({ botId, params }) => sendInvoice(d, botId, params),
-    createInvoiceLink: ({ botId, params }) => createInvoiceLink(d, botId, params),
-    answerPreCheckoutQuery: ({ botId, params }) => answerPreCheckoutQuery(d, botId, params),
-    refundStarPayment: ({ botId, params }) => refundStarPayment(d, botId, params),
-    editUserStarSubscription: ({ botId, params }) => editUserStarSubscription(d, botId, params),
-    getStarTransactions: ({ botId, params }) => getStarTransactions(d, botId, params),
-    getMyStarBalance: ({ botId }) => getMyStarBalance(d, botId),
-    sendMessage: ({ botId, params }) => sendMessage(d, botId, params),
-    editMessageText: ({ botId, params }) => editMessageText(d, botId, params),
-    editMessageReplyMarkup: ({ botId, params }) => editMessageReplyMarkup(d, botId, params),
-    deleteMessage: ({ botId, params }) => deleteMessage(d, botId, params),
-    answerCallbackQuery: ({ botId, params }) => answerCallbackQuery(d, botId, params),
+    sendInvoice: async ({ botId, params }) => answer(await sendInvoice(d, botId, params)),
+    createInvoiceLink: async ({ botId, params }) => answer(await createInvoiceLink(d, botId, params)),
+    answerPreCheckoutQuery: async ({ botId, params }) => answer(await answerPreCheckoutQuery(d, botId, params)),
+    refundStarPayment: async ({ botId, params }) => answer(await refundStarPayment(d, botId, params)),
+    editUserStarSubscription: async ({ botId, params }) => answer(await editUserStarSubscription(d, botId, params)),
+    getStarTransactions: async ({ botId, params }) => answer(await getStarTransactions(d, botId, params)),
+    getMyStarBalance: async ({ botId }) => answer(await getMyStarBalance(d, botId)),
+    sendMessage: async ({ botId, params }) => answer(await sendMessage(d, botId, params)),
+    editMessageText: async ({ botId, params }) => answer(await editMessageText(d, botId, params)),
+    editMessageReplyMarkup: async ({ botId, params }) => answer(await editMessageReplyMarkup(d, botId, params)),
+    deleteMessage: async ({ botId, params }) => answer(await deleteMessage(d, botId, params)),
+    answerCallbackQuery: async ({ botId, params }) => answer(await answerCallbackQuery(d, botId, params)),
   };
 }

@@ -126,6 +126,17 @@ describe("sendMessage", () => {
     expect(await call("sendMessage", { chat_id: chatId, text: "hi", parse_mode: "BBCode" })).toMatchObject(
       bad("unsupported parse_mode"),
     );
+    expect(await call("sendMessage", { chat_id: chatId, text: "hi", entities: "[{" })).toMatchObject(
+      bad("can't parse entities JSON object"),
+    );
+    const longData = { inline_keyboard: [[{ text: "A", callback_data: "d".repeat(65) }]] };
+    expect(await call("sendMessage", { chat_id: chatId, text: "hi", reply_markup: longData })).toMatchObject(
+      bad("BUTTON_DATA_INVALID"),
+    );
+    expect(await call("deleteMessage", { chat_id: chatId })).toMatchObject(bad("message identifier is not specified"));
+    expect(await call("editMessageText", { inline_message_id: "abc", text: "x" })).toMatchObject(
+      bad("inline messages are not supported by starpost"),
+    );
     expect((await history(bot.id, chatId)).result.messages).toHaveLength(1);
   });
 });
@@ -270,6 +281,20 @@ describe("the user's side of a chat (platform API)", () => {
     expect(await press(chatId, { message_id: sent.message_id, data: "b" })).toMatchObject(
       bad('message has no button with callback_data "b"'),
     );
+    expect(await press(chatId, { message_id: "one", data: "a" })).toMatchObject(
+      bad("message_id must be a positive integer"),
+    );
+    expect(await press(chatId, { message_id: sent.message_id })).toMatchObject(bad("data must be a string"));
+    expect(await press(chatId, { message_id: sent.message_id, data: "a", wait_answer_ms: 20_000 })).toMatchObject(
+      bad("wait_answer_ms must be 0-15000"),
+    );
+    const say = (chat: number, body: unknown) =>
+      stack.platform.call("POST", `/bots/${bot.id}/chats/${chat}/messages`, body);
+    expect(await say(chatId + 1000, { text: "x", from: { id: chatId + 1001 } })).toMatchObject(
+      bad("from.id must be the chat id in a private chat"),
+    );
+    await stack.platform.putChat(bot.id, { id: -100, type: "group", title: "G" });
+    expect(await say(-100, { text: "x" })).toMatchObject(bad("from is required for a chat that is not private"));
     expect(await readEntries(stack.redis, String(bot.id), 0, 10)).toHaveLength(1);
   });
 

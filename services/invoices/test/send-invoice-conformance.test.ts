@@ -67,6 +67,11 @@ const CASES: [string, Params, number, string][] = [
     ...bad("can't parse labeled price: Can't find field \"label\""),
   ],
   [
+    "price with a number as label",
+    { ...valid, prices: [{ label: 5, amount: 5 }] },
+    ...bad('can\'t parse labeled price: Field "label" must be of type String'),
+  ],
+  [
     "price with empty label",
     { ...valid, prices: [{ label: "", amount: 5 }] },
     ...bad("can't parse labeled price: LabeledPrice label must be non-empty"),
@@ -125,6 +130,16 @@ const CASES: [string, Params, number, string][] = [
     ...bad("can't parse suggested_tip_amounts JSON object"),
   ],
   ["a negative max_tip_amount", { ...valid, max_tip_amount: -1 }, ...bad("max_tip_amount must be non-negative")],
+  [
+    "suggested tips an object",
+    { ...valid, max_tip_amount: 50, suggested_tip_amounts: { a: 1 } },
+    ...bad("expected an Array of suggested tip amounts"),
+  ],
+  [
+    "a suggested tip not a number",
+    { ...valid, max_tip_amount: 50, suggested_tip_amounts: ["ten"] },
+    ...bad("suggested tip amount must be a Number"),
+  ],
   // Star rules
   ["USD", { ...valid, currency: "USD" }, ...bad("PAYMENT_PROVIDER_INVALID")],
   ["lower-case xtr", { ...valid, currency: "xtr" }, ...bad("PAYMENT_PROVIDER_INVALID")],

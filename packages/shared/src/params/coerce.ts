@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Errors } from "../errors.ts";
+import { fail } from "./issues.ts";
 
 /**
  * Parameter readers as the official server's getters read them (telegram-bot-api Client.cpp and
@@ -56,12 +57,7 @@ export function toInt64Exact(text: string): bigint | undefined {
 
 /** A required string parameter; missing or empty gives `parameter "<name>" is required`. */
 export const requiredString = (name: string) =>
-  z.preprocess(
-    asText,
-    z
-      .string({ error: () => Errors.paramRequired(name).description })
-      .min(1, { error: () => Errors.paramRequired(name).description }),
-  );
+  z.preprocess(asText, z.string().optional()).transform((s, ctx) => s || fail(ctx, Errors.paramRequired(name)));
 
 /** An optional string parameter ("" counts as absent). A JSON `null` or object is its text, as in the reference. */
 export const optionalString = () => z.preprocess((v) => (isAbsent(v) ? undefined : asText(v)), z.string().optional());
@@ -78,10 +74,9 @@ export const looseInt = () =>
  * its decimal text so no digit is lost. Missing: `parameter "<name>" is required`.
  */
 export const int64Id = (name: string) =>
-  z.preprocess(
-    (v) => (isAbsent(v) ? undefined : toInteger(asText(v)!, 64).toString()),
-    z.string({ error: () => Errors.paramRequired(name).description }),
-  );
+  z
+    .preprocess((v) => (isAbsent(v) ? undefined : toInteger(asText(v)!, 64).toString()), z.string().optional())
+    .transform((s, ctx) => s ?? fail(ctx, Errors.paramRequired(name)));
 
 /** The reference's `to_bool`: "true", "yes" or "1" in any case (no spaces) is true, anything else false. */
 export const boolParam = () =>

@@ -3,8 +3,9 @@
  * parse_html, parse_markdown_v2, parse_markdown) for the common styles: bold, italic, underline,
  * strikethrough, spoiler, code, pre and text_link. Offsets and lengths are UTF-16 code units (a JS
  * string's own); error positions are UTF-8 byte offsets of the input, as td reports them. An
- * error is the text after "can't parse entities: ".
+ * error is a registry entry (`Errors.entity…`), td's text after "can't parse entities: ".
  */
+import { Errors, type BotApiError } from "../errors.ts";
 
 export interface MessageEntity {
   type: string;
@@ -14,13 +15,18 @@ export interface MessageEntity {
   language?: string;
 }
 
-export type ParsedText = { text: string; entities: MessageEntity[] } | { error: string };
+export type ParsedText = { text: string; entities: MessageEntity[] } | { error: BotApiError };
 
 export type ParseMode = "HTML" | "MarkdownV2" | "Markdown";
 
-class EntityError extends Error {}
-const fail = (why: string): never => {
-  throw new EntityError(why);
+/** Carries the registry error out of the parser's depths to parseEntities. */
+class EntityError extends Error {
+  constructor(readonly error: BotApiError) {
+    super(error.description);
+  }
+}
+const fail = (error: BotApiError): never => {
+  throw new EntityError(error);
 };
 const byteOffset = (s: string, index: number) => Buffer.byteLength(s.slice(0, index), "utf8");
 
@@ -49,7 +55,7 @@ export function parseEntities(input: string, mode: ParseMode): ParsedText {
     if (mode === "MarkdownV2") return parseMarkdownV2(input);
     return parseMarkdown(input);
   } catch (err) {
-    if (err instanceof EntityError) return { error: err.message };
+    if (err instanceof EntityError) return { error: err.error };
     throw err;
   }
 }
@@ -111,32 +117,31 @@ function parseHtml(s: string): ParsedText {
     }
     const at = byteOffset(s, i);
     if (s[i + 1] === "/") {
-      if (open.length === 0) fail(`Unexpected end tag at byte offset ${at}`);
+      if (open.length === 0) fail(Errors.entityUnexpectedEndTag(at));
       let j = i + 2;
       while (j < s.length && !isSpace(s[j]) && s[j] !== ">") j++;
       const name = s.slice(i + 2, j).toLowerCase();
       while (isSpace(s[j])) j++;
-      if (s[j] !== ">") fail(`Unclosed end tag at byte offset ${at}`);
+      if (s[j] !== ">") fail(Errors.entityUnclosedEndTag(at));
       const top = open.pop()!;
-      if (name !== "" && name !== top.tag)
-        fail(`Unmatched end tag at byte offset ${at}, expected "</${top.tag}>", found "</${name}>"`);
+      if (name !== "" && name !== top.tag) fail(Errors.entityUnmatchedEndTag(at, top.tag, name));
       closeHtmlEntity(top, text.length, entities, open);
       i = j + 1;
       continue;
     }
     let j = i + 1;
     while (j < s.length && !isSpace(s[j]) && s[j] !== ">") j++;
-    if (j >= s.length) fail(`Unclosed start tag at byte offset ${at}`);
+    if (j >= s.length) fail(Errors.entityUnclosedStartTag(at));
     const tag = s.slice(i + 1, j).toLowerCase();
-    if (!(tag in HTML_TAGS)) fail(`Unsupported start tag "${tag}" at byte offset ${at}`);
+    if (!(tag in HTML_TAGS)) fail(Errors.entityUnsupportedStartTag(tag, at));
     const attrs: Record<string, string> = {};
     for (;;) {
       while (isSpace(s[j])) j++;
-      if (j >= s.length) fail(`Unclosed start tag "${tag}" at byte offset ${at}`);
+      if (j >= s.length) fail(Errors.entityUnclosedStartTagNamed(tag, at));
       if (s[j] === ">") break;
       const nameStart = j;
       while (isNameChar(s[j])) j++;
-      if (j === nameStart) fail(`Empty attribute name in the tag "${tag}" at byte offset ${at}`);
+      if (j === nameStart) fail(Errors.entityEmptyAttributeName(tag, at));
       const attr = s.slice(nameStart, j).toLowerCase();
       while (isSpace(s[j])) j++;
       if (s[j] !== "=") {
@@ -145,31 +150,30 @@ function parseHtml(s: string): ParsedText {
       }
       j++;
       while (isSpace(s[j])) j++;
-      if (j >= s.length) fail(`Unclosed start tag "${tag}" at byte offset ${at}`);
+      if (j >= s.length) fail(Errors.entityUnclosedStartTagNamed(tag, at));
       let value = "";
       if (s[j] === '"' || s[j] === "'") {
         const quote = s[j]!;
         const end = s.indexOf(quote, j + 1);
-        if (end < 0) fail(`Unclosed start tag at byte offset ${at}`);
+        if (end < 0) fail(Errors.entityUnclosedStartTag(at));
         value = decodeAttribute(s.slice(j + 1, end));
         j = end + 1;
       } else {
         const start = j;
         while (j < s.length && !isSpace(s[j]) && s[j] !== ">") j++;
-        if (j >= s.length) fail(`Unexpected end of name token at byte offset ${byteOffset(s, start)}`);
+        if (j >= s.length) fail(Errors.entityNameTokenEnd(byteOffset(s, start)));
         value = s.slice(start, j);
       }
       attrs[attr] = value;
     }
-    if (tag === "span" && attrs.class !== "tg-spoiler")
-      fail(`Tag "span" must have class "tg-spoiler" at byte offset ${at}`);
+    if (tag === "span" && attrs.class !== "tg-spoiler") fail(Errors.entitySpanClass(at));
     const entry: (typeof open)[number] = { tag, offset: text.length };
     if (tag === "a" && attrs.href !== undefined) entry.url = attrs.href;
     if (tag === "code" && attrs.class?.startsWith("language-")) entry.language = attrs.class.slice("language-".length);
     open.push(entry);
     i = j + 1;
   }
-  if (open.length > 0) fail(`Can't find end tag corresponding to start tag "${open.at(-1)!.tag}"`);
+  if (open.length > 0) fail(Errors.entityEndTagMissing(open.at(-1)!.tag));
   return { text, entities: sorted(mergePreCode(entities)) };
 }
 
@@ -301,7 +305,7 @@ function parseMarkdownV2(s: string): ParsedText {
           "[": "text_link",
           "`": "code",
         };
-        if (!(c in simple)) fail(`Character '${c}' is reserved and must be escaped with the preceding '\\'`);
+        if (!(c in simple)) fail(Errors.entityCharReserved(c));
         kind = simple[c]!;
         i++;
       }
@@ -330,7 +334,7 @@ function parseMarkdownV2(s: string): ParsedText {
             i += 2;
           } else url += s[i++];
         }
-        if (s[i] !== ")") fail(`Can't find end of a URL at byte offset ${byteOffset(s, urlStart)}`);
+        if (s[i] !== ")") fail(Errors.entityUrlEnd(byteOffset(s, urlStart)));
         i++;
       }
       const checked = checkUrl(url);
@@ -345,7 +349,7 @@ function parseMarkdownV2(s: string): ParsedText {
   }
   if (open.length > 0) {
     const top = open.at(-1)!;
-    fail(`Can't find end of ${V2_NAMES[top.kind]} entity at byte offset ${top.at}`);
+    fail(Errors.entityKindEnd(V2_NAMES[top.kind]!, top.at));
   }
   return { text, entities: sorted(entities) };
 }
@@ -380,7 +384,7 @@ function parseMarkdown(s: string): ParsedText {
     }
     const offset = text.length;
     while (i < s.length && (s[i] !== endChar || (isPre && !(s[i + 1] === "`" && s[i + 2] === "`")))) text += s[i++];
-    if (i >= s.length) fail(`Can't find end of the entity starting at byte offset ${byteOffset(s, begin)}`);
+    if (i >= s.length) fail(Errors.entityEnd(byteOffset(s, begin)));
     const length = text.length - offset;
     if (c === "[") {
       let url: string;

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { Errors, type BotApiError } from "../errors.ts";
+import { BotApiError, Errors } from "../errors.ts";
+import { fail } from "./issues.ts";
 import {
   asText,
   boolParam,
@@ -32,17 +33,15 @@ function parsePrices(raw: unknown): LabeledPrice[] | BotApiError {
   if (!Array.isArray(value)) return Errors.pricesNotArray();
   const prices: LabeledPrice[] = [];
   for (const item of value) {
-    if (typeof item !== "object" || item === null || Array.isArray(item))
-      return Errors.labeledPrice("LabeledPrice must be an Object");
+    if (typeof item !== "object" || item === null || Array.isArray(item)) return Errors.labeledPriceNotObject();
     const { label, amount } = item as Record<string, unknown>;
-    if (label === undefined) return Errors.labeledPrice('Can\'t find field "label"');
-    if (typeof label !== "string") return Errors.labeledPrice('Field "label" must be of type String');
-    if (label === "") return Errors.labeledPrice("LabeledPrice label must be non-empty");
-    if (amount === undefined) return Errors.labeledPrice('Can\'t find field "amount"');
+    if (label === undefined) return Errors.labeledPriceLabelMissing();
+    if (typeof label !== "string") return Errors.labeledPriceLabelNotString();
+    if (label === "") return Errors.labeledPriceLabelEmpty();
+    if (amount === undefined) return Errors.labeledPriceAmountMissing();
     // td's JSON reader takes a long as a number or a numeric string.
     const n = typeof amount === "string" && /^-?\d+$/.test(amount) ? Number(amount) : amount;
-    if (typeof n !== "number" || !Number.isSafeInteger(n))
-      return Errors.labeledPrice('Field "amount" must be a valid Number');
+    if (typeof n !== "number" || !Number.isSafeInteger(n)) return Errors.labeledPriceAmountNotNumber();
     prices.push({ label, amount: n });
   }
   if (prices.length === 0) return Errors.noPrices();
@@ -53,8 +52,7 @@ const pricesParam = () =>
   z.unknown().transform((raw, ctx) => {
     const parsed = parsePrices(raw);
     if (Array.isArray(parsed)) return parsed;
-    ctx.addIssue({ code: "custom", message: parsed.description, input: raw });
-    return z.NEVER;
+    return fail(ctx, parsed);
   });
 
 /**
@@ -102,20 +100,19 @@ const chars = (s: string) => [...s].length;
 
 function parseTips(raw: unknown, maxTip: number): number[] | BotApiError {
   if (raw === undefined) return [];
-  if (raw === INVALID_JSON) return Errors.tipsInvalid("can't parse suggested_tip_amounts JSON object");
-  if (!Array.isArray(raw)) return Errors.tipsInvalid("expected an Array of suggested tip amounts");
+  if (raw === INVALID_JSON) return Errors.tipsJson();
+  if (!Array.isArray(raw)) return Errors.tipsNotArray();
   const tips: number[] = [];
   for (const t of raw) {
     const n = typeof t === "string" && /^-?\d+$/.test(t) ? Number(t) : t;
-    if (typeof n !== "number" || !Number.isSafeInteger(n))
-      return Errors.tipsInvalid("suggested tip amount must be a Number");
+    if (typeof n !== "number" || !Number.isSafeInteger(n)) return Errors.tipNotNumber();
     tips.push(n);
   }
-  if (tips.length > MAX_SUGGESTED_TIPS) return Errors.tipsInvalid("there can be at most 4 suggested tip amounts");
+  if (tips.length > MAX_SUGGESTED_TIPS) return Errors.tipsTooMany();
   for (let i = 0; i < tips.length; i++) {
-    if (tips[i]! <= 0) return Errors.tipsInvalid("suggested tip amount must be positive");
-    if (i > 0 && tips[i]! <= tips[i - 1]!) return Errors.tipsInvalid("suggested tip amounts must be increasing");
-    if (tips[i]! > maxTip) return Errors.tipsInvalid("suggested tip amount can't be bigger than max_tip_amount");
+    if (tips[i]! <= 0) return Errors.tipNotPositive();
+    if (i > 0 && tips[i]! <= tips[i - 1]!) return Errors.tipsNotIncreasing();
+    if (tips[i]! > maxTip) return Errors.tipAboveMax();
   }
   return tips;
 }
@@ -138,7 +135,7 @@ export function checkProduct(p: ProductInput): Product | BotApiError {
   if (chars(p.description) > MAX_DESCRIPTION) return Errors.descriptionInvalid();
   if (Buffer.byteLength(p.payload, "utf8") > MAX_PAYLOAD_BYTES) return Errors.payloadInvalid();
   const maxTip = p.max_tip_amount ?? 0;
-  if (maxTip < 0) return Errors.tipsInvalid("max_tip_amount must be non-negative");
+  if (maxTip < 0) return Errors.maxTipNegative();
   const tips = parseTips(p.suggested_tip_amounts, maxTip);
   if (!Array.isArray(tips)) return tips;
   // starpost takes Stars only (spec 4.1): any provider or another currency is refused.
@@ -209,12 +206,7 @@ export function checkReplyParameters(raw: unknown): ReplyParameters | undefined 
   return { message_id: id, ...(chatId !== undefined ? { chat_id: chatId } : {}), allow_sending_without_reply: allow };
 }
 
-/** Adds the error as the only issue; the route answers it as is (it starts with "Bad Request: "). */
-export function fail(ctx: z.RefinementCtx, err: BotApiError): never {
-  ctx.addIssue({ code: "custom", message: err.description });
-  return z.NEVER;
-}
-export const isError = (v: unknown): v is BotApiError => typeof v === "object" && v !== null && "error_code" in v;
+export const isError = (v: unknown): v is BotApiError => v instanceof BotApiError;
 
 /** A chat as given: an id, an @username, or anything else (which no chat has). */
 export const chatIdParam = optionalString;
@@ -299,9 +291,10 @@ const userId = () =>
       const id = toInteger(asText(v)!, 64);
       return id > 0n ? Number(id) : 0;
     },
-    z
-      .number({ error: () => Errors.paramRequired("user_id").description })
-      .positive({ error: () => Errors.userIdInvalid().description }),
+    z.unknown().transform((id, ctx) => {
+      if (id === undefined) return fail(ctx, Errors.paramRequired("user_id"));
+      return id === 0 ? fail(ctx, Errors.userIdInvalid()) : (id as number);
+    }),
   );
 
 export const RefundStarPaymentParams = z.object({

@@ -2,15 +2,8 @@ import { z } from "zod";
 import { Errors, type BotApiError } from "../errors.ts";
 import { INVALID_JSON, looseInt, optionalString } from "./coerce.ts";
 import { parseEntities, type MessageEntity, type ParseMode } from "./entities.ts";
-import {
-  chatIdParam,
-  checkInlineKeyboard,
-  checkReplyParameters,
-  fail,
-  isError,
-  rawJson,
-  sendingShape,
-} from "./invoices.ts";
+import { fail } from "./issues.ts";
+import { chatIdParam, checkInlineKeyboard, checkReplyParameters, isError, rawJson, sendingShape } from "./invoices.ts";
 
 /**
  * Parameters of the message methods (owned by services/invoices, which also owns the chats'
@@ -49,7 +42,7 @@ function checkText(text: string | undefined, parseMode: string | undefined, rawE
     const mode = PARSE_MODES[parseMode.toLowerCase()];
     if (!mode) return Errors.parseModeUnsupported();
     const result = parseEntities(text, mode);
-    if ("error" in result) return Errors.cantParseEntities(result.error);
+    if ("error" in result) return result.error;
     parsed = result;
   }
   if (parsed.text.trim() === "") return Errors.messageTextEmpty();

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Errors } from "../errors.ts";
+import { answering, fail, type FieldError } from "./issues.ts";
 
 // Bodies of the platform API (operator and simulation side).
 
@@ -8,29 +9,36 @@ export const isBotId = (s: string | undefined): s is string => s !== undefined &
 /** A chat id in a platform path: an integer, negative for groups and channels. */
 export const isChatId = (s: string | undefined): s is string => s !== undefined && /^-?\d{1,16}$/.test(s);
 
-export const CreateBotBody = z.object({
-  username: z
-    .string({ error: () => Errors.usernameInvalid().description })
-    .regex(/^[A-Za-z0-9_]{5,32}$/, { error: () => Errors.usernameInvalid().description })
-    .refine((u) => u.toLowerCase().endsWith("bot"), { error: () => Errors.usernameInvalid().description }),
-  first_name: z.string().min(1).max(64).optional(),
-  token: z.string().optional(),
-});
+export const CreateBotBody = answering(
+  z.object({
+    username: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{5,32}$/)
+      .refine((u) => u.toLowerCase().endsWith("bot")),
+    first_name: z.string().min(1).max(64).optional(),
+    token: z.string().optional(),
+  }),
+  { username: () => Errors.usernameInvalid() },
+);
 export type CreateBotBody = z.infer<typeof CreateBotBody>;
 
 const name = z.string().min(1).max(128);
-export const ChatBody = z.object({
-  type: z.enum(["private", "group", "supergroup", "channel"], {
-    error: () => Errors.chatInvalid('type must be "private", "group", "supergroup" or "channel"').description,
+export const ChatBody = answering(
+  z.object({
+    type: z.enum(["private", "group", "supergroup", "channel"]),
+    title: name.optional(),
+    username: z
+      .string()
+      .regex(/^[A-Za-z0-9_]{4,32}$/)
+      .optional(),
+    first_name: name.optional(),
+    last_name: name.optional(),
   }),
-  title: name.optional(),
-  username: z
-    .string()
-    .regex(/^[A-Za-z0-9_]{4,32}$/, { error: () => Errors.chatInvalid("bad username").description })
-    .optional(),
-  first_name: name.optional(),
-  last_name: name.optional(),
-});
+  {
+    type: () => Errors.chatTypeInvalid(),
+    username: (issue) => (issue.code === "invalid_format" ? Errors.chatUsernameInvalid() : undefined),
+  },
+);
 export type ChatBody = z.infer<typeof ChatBody>;
 
 export const PaymentBody = z.object({
@@ -42,14 +50,14 @@ export const PaymentBody = z.object({
 });
 export type PaymentBody = z.infer<typeof PaymentBody>;
 
-export const LinkPaymentBody = z.object({
-  link: z
-    .string({ error: () => Errors.platformParamInvalid("link must be an invoice link").description })
-    .min(1)
-    .max(64),
-  user: PaymentBody.shape.user,
-  idempotency_key: PaymentBody.shape.idempotency_key,
-});
+export const LinkPaymentBody = answering(
+  z.object({
+    link: z.string().min(1).max(64),
+    user: PaymentBody.shape.user,
+    idempotency_key: PaymentBody.shape.idempotency_key,
+  }),
+  { link: () => Errors.linkInvalid() },
+);
 export type LinkPaymentBody = z.infer<typeof LinkPaymentBody>;
 
 /** A user as the platform describes one (the sender of a message or a press). */
@@ -63,106 +71,96 @@ const PlatformUser = z.looseObject({
 });
 export type PlatformUser = z.infer<typeof PlatformUser>;
 
-export const UserMessageBody = z.object({
-  text: z
-    .string({ error: () => Errors.platformParamInvalid("text must be a string of 1-4096 characters").description })
-    .refine((t) => t.length > 0 && [...t].length <= 4096, {
-      error: () => Errors.platformParamInvalid("text must be a string of 1-4096 characters").description,
-    }),
-  from: PlatformUser.optional(),
-});
+export const UserMessageBody = answering(
+  z.object({
+    text: z.string().refine((t) => t.length > 0 && [...t].length <= 4096),
+    from: PlatformUser.optional(),
+  }),
+  { text: () => Errors.userTextInvalid() },
+);
 export type UserMessageBody = z.infer<typeof UserMessageBody>;
 
 /** Callback answers are waited for at most 15 s; history reads at most 30 s. */
 export const MAX_WAIT_ANSWER_MS = 15_000;
 export const MAX_HISTORY_WAIT_MS = 30_000;
 
-export const CallbackQueryBody = z.object({
-  message_id: z
-    .number({ error: () => Errors.platformParamInvalid("message_id must be a positive integer").description })
-    .int()
-    .positive(),
-  data: z.string({ error: () => Errors.platformParamInvalid("data must be a string").description }),
-  from: PlatformUser.optional(),
-  wait_answer_ms: z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_WAIT_ANSWER_MS, {
-      error: () => Errors.platformParamInvalid(`wait_answer_ms must be 0-${MAX_WAIT_ANSWER_MS}`).description,
-    })
-    .optional(),
-});
+export const CallbackQueryBody = answering(
+  z.object({
+    message_id: z.number().int().positive(),
+    data: z.string(),
+    from: PlatformUser.optional(),
+    wait_answer_ms: z.number().int().min(0).max(MAX_WAIT_ANSWER_MS).optional(),
+  }),
+  {
+    message_id: () => Errors.platformMessageIdInvalid(),
+    data: () => Errors.callbackDataInvalid(),
+    // Only too big has its own text; anything else is the generic invalid parameter.
+    wait_answer_ms: (issue) => (issue.code === "too_big" ? Errors.waitAnswerInvalid(MAX_WAIT_ANSWER_MS) : undefined),
+  },
+);
 export type CallbackQueryBody = z.infer<typeof CallbackQueryBody>;
 
-const queryInt = (name: string, min: number, max: number) =>
+type Ranges = Record<string, readonly [min: number, max: number]>;
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max).optional();
+/** A query string's integer: digits, or absent. */
+const queryInt = (min: number, max: number) =>
   z.preprocess(
     (v) => (v === undefined || v === "" ? undefined : typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v),
-    z
-      .number({ error: () => Errors.platformParamInvalid(`${name} must be an integer ${min}-${max}`).description })
-      .int()
-      .min(min, { error: () => Errors.platformParamInvalid(`${name} must be an integer ${min}-${max}`).description })
-      .max(max, { error: () => Errors.platformParamInvalid(`${name} must be an integer ${min}-${max}`).description })
-      .optional(),
+    int(min, max),
   );
 
-export const HistoryQuery = z.object({
-  after_message_id: queryInt("after_message_id", 0, Number.MAX_SAFE_INTEGER),
-  limit: queryInt("limit", 1, 1000),
-  wait_ms: queryInt("wait_ms", 0, MAX_HISTORY_WAIT_MS),
-});
+/** Optional integer fields, each from its min to its max: JSON numbers in a body, digits in a query. */
+function integers<R extends Ranges>(ranges: R, from: "body"): { [K in keyof R]: ReturnType<typeof int> };
+function integers<R extends Ranges>(ranges: R, from: "query"): { [K in keyof R]: ReturnType<typeof queryInt> };
+function integers(ranges: Ranges, from: "body" | "query") {
+  const read = from === "body" ? int : queryInt;
+  return Object.fromEntries(Object.entries(ranges).map(([field, [min, max]]) => [field, read(min, max)]));
+}
+
+/** The error of each integer field: `<name> must be an integer <min>-<max>`. */
+const rangeErrors = <R extends Ranges>(ranges: R) =>
+  Object.fromEntries(
+    Object.entries(ranges).map(([field, [min, max]]) => [field, () => Errors.platformIntegerInvalid(field, min, max)]),
+  ) as unknown as { [K in keyof R]: FieldError };
+
+const HISTORY = {
+  after_message_id: [0, Number.MAX_SAFE_INTEGER],
+  limit: [1, 1000],
+  wait_ms: [0, MAX_HISTORY_WAIT_MS],
+} as const;
+export const HistoryQuery = answering(z.object(integers(HISTORY, "query")), rangeErrors(HISTORY));
 export type HistoryQuery = z.infer<typeof HistoryQuery>;
 
-const invalid = (why: string) => ({ error: () => Errors.platformParamInvalid(why).description });
-
-export const FaultBody = z
-  .object({
-    method: z
-      .string(invalid('method must be a method name or "*"'))
-      .min(1, invalid('method must be a method name or "*"')),
-    error_code: z
-      .number(invalid("error_code must be an integer 400-599"))
-      .int(invalid("error_code must be an integer 400-599"))
-      .min(400, invalid("error_code must be an integer 400-599"))
-      .max(599, invalid("error_code must be an integer 400-599"))
-      .optional(),
-    description: z
-      .string(invalid("description must be a string of 1-1024 characters"))
-      .min(1, invalid("description must be a string of 1-1024 characters"))
-      .max(1024, invalid("description must be a string of 1-1024 characters"))
-      .optional(),
-    retry_after: z
-      .number(invalid("retry_after must be an integer 1-3600"))
-      .int(invalid("retry_after must be an integer 1-3600"))
-      .min(1, invalid("retry_after must be an integer 1-3600"))
-      .max(3600, invalid("retry_after must be an integer 1-3600"))
-      .optional(),
-    delay_ms: z
-      .number(invalid("delay_ms must be an integer 0-60000"))
-      .int(invalid("delay_ms must be an integer 0-60000"))
-      .min(0, invalid("delay_ms must be an integer 0-60000"))
-      .max(60_000, invalid("delay_ms must be an integer 0-60000"))
-      .optional(),
-    times: z
-      .number(invalid("times must be an integer 1-1000"))
-      .int(invalid("times must be an integer 1-1000"))
-      .min(1, invalid("times must be an integer 1-1000"))
-      .max(1000, invalid("times must be an integer 1-1000"))
-      .optional(),
-  })
-  .refine(
-    (f) => f.error_code !== undefined || f.delay_ms !== undefined,
-    invalid("a fault needs error_code, delay_ms or both"),
-  )
-  .refine((f) => f.retry_after === undefined || f.error_code === 429, invalid("retry_after goes with error_code 429"));
+const FAULT = { error_code: [400, 599], retry_after: [1, 3600], delay_ms: [0, 60_000], times: [1, 1000] } as const;
+const faultInts = integers(FAULT, "body");
+export const FaultBody = answering(
+  z
+    .object({
+      method: z.string().min(1),
+      error_code: faultInts.error_code,
+      description: z.string().min(1).max(1024).optional(),
+      retry_after: faultInts.retry_after,
+      delay_ms: faultInts.delay_ms,
+      times: faultInts.times,
+    })
+    .superRefine((f, ctx) => {
+      if (f.error_code === undefined && f.delay_ms === undefined) fail(ctx, Errors.faultEmpty());
+      else if (f.retry_after !== undefined && f.error_code !== 429) fail(ctx, Errors.faultRetryAfterAlone());
+    }),
+  {
+    method: () => Errors.faultMethodInvalid(),
+    description: () => Errors.faultDescriptionInvalid(),
+    ...rangeErrors(FAULT),
+  },
+);
 export type FaultBody = z.infer<typeof FaultBody>;
 
-export const RequestsQuery = z.object({ limit: queryInt("limit", 1, 100) });
+const REQUESTS = { limit: [1, 100] } as const;
+export const RequestsQuery = answering(z.object(integers(REQUESTS, "query")), rangeErrors(REQUESTS));
 
-export const StarsQuery = z.object({
-  offset: queryInt("offset", 0, Number.MAX_SAFE_INTEGER),
-  limit: queryInt("limit", 1, 100),
-});
+const STARS = { offset: [0, Number.MAX_SAFE_INTEGER], limit: [1, 100] } as const;
+export const StarsQuery = answering(z.object(integers(STARS, "query")), rangeErrors(STARS));
 export type StarsQuery = z.infer<typeof StarsQuery>;
 
 /**
@@ -174,22 +172,13 @@ export const UpdatesBody = z.union([NewUpdate, z.array(NewUpdate).max(1000)]);
 
 /** The bot's clock moves forward only, at most about ten years per call. */
 export const MAX_CLOCK_ADVANCE_S = 315_360_000;
-export const ClockBody = z.object({
-  advance_seconds: z
-    .number(invalid(`advance_seconds must be an integer 0-${MAX_CLOCK_ADVANCE_S}`))
-    .int(invalid(`advance_seconds must be an integer 0-${MAX_CLOCK_ADVANCE_S}`))
-    .min(0, invalid(`advance_seconds must be an integer 0-${MAX_CLOCK_ADVANCE_S}`))
-    .max(MAX_CLOCK_ADVANCE_S, invalid(`advance_seconds must be an integer 0-${MAX_CLOCK_ADVANCE_S}`)),
+export const ClockBody = answering(z.object({ advance_seconds: z.number().int().min(0).max(MAX_CLOCK_ADVANCE_S) }), {
+  advance_seconds: () => Errors.platformIntegerInvalid("advance_seconds", 0, MAX_CLOCK_ADVANCE_S),
 });
 export type ClockBody = z.infer<typeof ClockBody>;
 
 /** A user's Stars: a whole number, or null for unlimited (the default). */
-export const UserStarsBody = z.object({
-  amount: z
-    .number(invalid("amount must be an integer 0-1000000000000 or null"))
-    .int(invalid("amount must be an integer 0-1000000000000 or null"))
-    .min(0, invalid("amount must be an integer 0-1000000000000 or null"))
-    .max(1e12, invalid("amount must be an integer 0-1000000000000 or null"))
-    .nullable(),
+export const UserStarsBody = answering(z.object({ amount: z.number().int().min(0).max(1e12).nullable() }), {
+  amount: () => Errors.userStarsInvalid(),
 });
 export type UserStarsBody = z.infer<typeof UserStarsBody>;

@@ -5,6 +5,7 @@ import { Errors } from "../errors.ts";
 import { DEFAULT_MAX_CONNECTIONS } from "../webhook-store.ts";
 import { parseWebhookUrl } from "../webhook-guard.ts";
 import { boolParam, looseInt, optionalString } from "./coerce.ts";
+import { fail } from "./issues.ts";
 
 // Webhook settings' parameters (owned by services/updates, webhook configuration).
 
@@ -30,15 +31,12 @@ export const SetWebhookParams = z
   })
   .superRefine((p, ctx) => {
     if (p.url === undefined) return;
-    const fail = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
-    if (!parseWebhookUrl(p.url)) return fail("url", Errors.webhookUrlInvalid().description);
+    if (!parseWebhookUrl(p.url)) return fail(ctx, Errors.webhookUrlInvalid());
     const secret = p.secret_token ?? "";
     // Bytes, as the reference counts (so 200 "é" are too long, not unallowed characters).
-    if (Buffer.byteLength(secret, "utf8") > MAX_SECRET_TOKEN)
-      return fail("secret_token", Errors.secretTokenTooLong().description);
-    if (!SECRET_TOKEN.test(secret)) return fail("secret_token", Errors.secretTokenChars().description);
-    if (p.ip_address !== undefined && !isIP(p.ip_address))
-      return fail("ip_address", Errors.webhookIpInvalid().description);
+    if (Buffer.byteLength(secret, "utf8") > MAX_SECRET_TOKEN) return fail(ctx, Errors.secretTokenTooLong());
+    if (!SECRET_TOKEN.test(secret)) return fail(ctx, Errors.secretTokenChars());
+    if (p.ip_address !== undefined && !isIP(p.ip_address)) return fail(ctx, Errors.webhookIpInvalid());
   })
   .transform((p) => ({
     url: p.url ?? "",

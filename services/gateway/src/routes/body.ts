@@ -91,15 +91,13 @@ export function readPlatformBody(req: FastifyRequest): string | undefined {
   const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
   if (body.length === 0) return undefined;
   const type = contentTypeOf(req).split(";")[0]!.trim().toLowerCase();
-  if (type !== "application/json")
-    throw Errors.platformBodyInvalid(`Content-Type is "${type}", expected "application/json"`);
-  if (req.headers["content-encoding"] !== undefined)
-    throw Errors.platformBodyInvalid("Content-Encoding is not supported");
+  if (type !== "application/json") throw Errors.platformBodyContentType(type);
+  if (req.headers["content-encoding"] !== undefined) throw Errors.platformBodyEncoding();
   const text = body.toString("utf8");
   try {
     JSON.parse(text);
   } catch (err) {
-    throw Errors.platformBodyInvalid((err as Error).message);
+    throw Errors.platformBodyJson((err as Error).message);
   }
   return text;
 }

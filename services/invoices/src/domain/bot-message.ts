@@ -1,4 +1,5 @@
-import { Errors, failure, keys, RawJson, success, type BotApiError, type MethodOutcome } from "@starpost/shared";
+import { keys, RawJson, ok } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
 export interface BotMessage {
@@ -6,10 +7,17 @@ export interface BotMessage {
   tail: string;
   /** the invoice behind an invoice message; "" for a text. */
   record: string;
-  /** the answer when the chat is a group or supergroup. */
-  /** built only when needed: an error captures a stack trace, too dear to build on every call. */
-  chatTypeError: () => BotApiError;
+  /** the refusal when the chat is a group or supergroup. */
+  chatTypeRefusal: "invoice_chat_type" | "message_chat_type";
 }
+
+export type BotMessageOutcome = Outcome<
+  RawJson,
+  {
+    outcome:
+      "chat_id_empty" | "bot_unauthorized" | "chat_not_found" | "reply_not_found" | BotMessage["chatTypeRefusal"];
+  }
+>;
 
 /**
  * Sends a bot message (a text, or an invoice) in one Lua step: the chat, the replied message,
@@ -24,10 +32,10 @@ export async function sendBotMessage(
     reply_parameters?: { message_id: number; chat_id?: string; allow_sending_without_reply: boolean };
   },
   m: BotMessage,
-): Promise<MethodOutcome> {
-  if (p.chat_id === "") return failure(Errors.chatIdEmpty());
+): Promise<BotMessageOutcome> {
+  if (p.chat_id === "") return { outcome: "chat_id_empty" };
   const botJson = await d.bots.json(botId);
-  if (botJson === undefined) return failure(Errors.unauthorized());
+  if (botJson === undefined) return { outcome: "bot_unauthorized" };
   const reply = p.reply_parameters;
   const [status, , message] = await d.redis.spSendInvoice(
     keys.chats(botId),
@@ -46,8 +54,8 @@ export async function sendBotMessage(
     keys.chatWakeChannel(botId),
     botId,
   );
-  if (status === "chat_not_found") return failure(Errors.chatNotFound());
-  if (status === "chat_type") return failure(m.chatTypeError());
-  if (status === "reply_not_found") return failure(Errors.replyNotFound());
-  return success(new RawJson(message!));
+  if (status === "chat_not_found") return { outcome: "chat_not_found" };
+  if (status === "chat_type") return { outcome: m.chatTypeRefusal };
+  if (status === "reply_not_found") return { outcome: "reply_not_found" };
+  return ok(new RawJson(message!));
 }

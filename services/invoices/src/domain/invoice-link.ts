@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { keys, success, type MethodOutcome, type ParamsOf } from "@starpost/shared";
+import { keys, type ParamsOf, ok } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import type { InvoiceRecord } from "./send-invoice.ts";
 
@@ -21,7 +22,7 @@ export async function createInvoiceLink(
   d: InvoiceDomain,
   botId: string,
   p: ParamsOf<"createInvoiceLink">,
-): Promise<MethodOutcome> {
+): Promise<Outcome<string, never>> {
   const slug = randomBytes(12).toString("base64url");
   const record: LinkRecord = {
     payload: p.product.payload,
@@ -31,5 +32,5 @@ export async function createInvoiceLink(
     ...(p.subscription_period ? { subscription_period: p.subscription_period } : {}),
   };
   await d.redis.hset(keys.invoiceLinks(botId), slug, JSON.stringify(record));
-  return success(`https://t.me/$${slug}`);
+  return ok(`https://t.me/$${slug}`);
 }

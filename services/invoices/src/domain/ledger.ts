@@ -1,4 +1,5 @@
-import { keys, success, type MethodOutcome, type ParamsOf } from "@starpost/shared";
+import { keys, type ParamsOf, ok } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
 /**
@@ -19,13 +20,13 @@ export async function getStarTransactions(
   d: InvoiceDomain,
   botId: string,
   p: ParamsOf<"getStarTransactions">,
-): Promise<MethodOutcome> {
+): Promise<Outcome<{ transactions: unknown[] }, never>> {
   const rows = await d.redis.lrange(keys.starLedger(botId), p.offset, p.offset + p.limit - 1);
-  return success({ transactions: rows.map((r) => JSON.parse(r)) });
+  return ok({ transactions: rows.map((r) => JSON.parse(r) as unknown) });
 }
 
 /** getMyStarBalance: a StarAmount; starpost has no fractional Stars, so no nanostar_amount. */
-export async function getMyStarBalance(d: InvoiceDomain, botId: string): Promise<MethodOutcome> {
+export async function getMyStarBalance(d: InvoiceDomain, botId: string): Promise<Outcome<{ amount: number }, never>> {
   const amount = await d.redis.get(keys.starBalance(botId));
-  return success({ amount: Number(amount ?? 0) });
+  return ok({ amount: Number(amount ?? 0) });
 }

@@ -3,23 +3,21 @@ import {
   appendThenDeliver,
   chatJson,
   type Chat,
-  Errors,
-  failure,
   findChat,
   getBot,
   keys,
   kindArgs,
   logArgs,
   logKeys,
-  success,
   updateKind,
-  type MethodOutcome,
   type ParamsOf,
   type LinkPaymentBody,
   type PaymentBody,
   saveChat,
+  ok,
 } from "@starpost/shared";
 import { crashPoint } from "../crash-point.ts";
+import type { Outcome } from "../outcomes.ts";
 import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { linkSlug, type LinkRecord } from "./invoice-link.ts";
@@ -46,6 +44,14 @@ export type PaymentResult =
   | { status: "paid"; telegram_payment_charge_id: string }
   | { status: "declined" | "failed"; error_message: string }
   | { status: "expired" };
+
+/** What a payment attempt answers; refusals known before the query is emitted are named. */
+export type PaymentOutcome = Outcome<
+  PaymentResult,
+  { outcome: "stars_not_enough" | "already_subscribed" | "idempotency_key_reused" }
+>;
+type PayOutcome = PaymentOutcome | { outcome: "bot_not_found" | "chat_not_found" | "invoice_message_not_found" };
+type PayLinkOutcome = PaymentOutcome | { outcome: "bot_not_found" | "invoice_link_not_found" };
 
 /**
  * The query a payment emits and the fields stored with it: everything the answer and a later
@@ -122,13 +128,13 @@ interface PaymentTarget {
  * everything the answer needs — the charge and the ledger entry it will write — is stored with
  * the query, so the answering replica moves the money in one Lua step.
  */
-export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): Promise<MethodOutcome> {
+export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): Promise<PayOutcome> {
   const { redis } = d;
-  if (!(await getBot(redis, botId))) return failure(Errors.botNotFound());
+  if (!(await getBot(redis, botId))) return { outcome: "bot_not_found" };
   const chat = await findChat(redis, botId, body.chat_id);
-  if (!chat) return failure(Errors.chatNotFound());
+  if (!chat) return { outcome: "chat_not_found" };
   const recordJson = await redis.hget(keys.invoices(botId), `${chat.id}:${body.message_id}`);
-  if (!recordJson) return failure(Errors.invoiceMessageNotFound());
+  if (!recordJson) return { outcome: "invoice_message_not_found" };
   const invoice = JSON.parse(recordJson) as InvoiceRecord;
   return payTarget(
     d,
@@ -143,12 +149,12 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
  * chat with the bot, with the same lifecycle as an invoice message. A subscription link is paid
  * once per subscriber whose subscription has not ended.
  */
-export async function payLink(d: InvoiceDomain, botId: string, body: LinkPaymentBody): Promise<MethodOutcome> {
+export async function payLink(d: InvoiceDomain, botId: string, body: LinkPaymentBody): Promise<PayLinkOutcome> {
   const { redis } = d;
-  if (!(await getBot(redis, botId))) return failure(Errors.botNotFound());
+  if (!(await getBot(redis, botId))) return { outcome: "bot_not_found" };
   const slug = linkSlug(body.link);
   const recordJson = slug === undefined ? null : await redis.hget(keys.invoiceLinks(botId), slug);
-  if (!recordJson) return failure(Errors.invoiceLinkNotFound());
+  if (!recordJson) return { outcome: "invoice_link_not_found" };
   const invoice = JSON.parse(recordJson) as LinkRecord;
   const user = body.user;
   let chat = await findChat(redis, botId, user.id);
@@ -170,12 +176,18 @@ export async function payLink(d: InvoiceDomain, botId: string, body: LinkPayment
  * short of Stars, a second subscription from one link. A repeat of a used idempotency key skips
  * them and follows its first attempt.
  */
-async function refusal(d: InvoiceDomain, botId: string, t: PaymentTarget, userId: number, key: string | undefined) {
+async function refusal(
+  d: InvoiceDomain,
+  botId: string,
+  t: PaymentTarget,
+  userId: number,
+  key: string | undefined,
+): Promise<{ outcome: "stars_not_enough" | "already_subscribed" } | undefined> {
   if (key !== undefined && (await d.redis.exists(keys.paymentKey(botId, key)))) return undefined;
   const stars = await d.redis.hget(keys.userStars(botId), String(userId));
-  if (stars !== null && Number(stars) < t.invoice.total_amount) return failure(Errors.starsNotEnough());
+  if (stars !== null && Number(stars) < t.invoice.total_amount) return { outcome: "stars_not_enough" };
   if (t.invoice.subscription_period && (await d.redis.hexists(keys.subscribers(botId), `${t.link}:${userId}`)))
-    return failure(Errors.alreadySubscribed());
+    return { outcome: "already_subscribed" };
   return undefined;
 }
 
@@ -184,7 +196,7 @@ async function payTarget(
   botId: string,
   t: PaymentTarget,
   body: { user: PaymentBody["user"]; idempotency_key?: string },
-): Promise<MethodOutcome> {
+): Promise<PaymentOutcome> {
   const { redis } = d;
   const key = body.idempotency_key;
   const refused = await refusal(d, botId, t, body.user.id, key);
@@ -222,7 +234,7 @@ async function payTarget(
   );
   if (outcome === "repeat") {
     d.waiters.wakeLocal(waiting.key);
-    if (b !== 1) return failure(Errors.idempotencyKeyReused());
+    if (b !== 1) return { outcome: "idempotency_key_reused" };
     // The first attempt's query: wait for its answer (or its deadline) like the first attempt.
     queryId = String(a);
     waiting = await d.waiters.wait(botId, queryId, d.answerTimeoutMs);
@@ -235,7 +247,7 @@ async function payTarget(
   await waiting.answered;
 
   const [state, settledCharge, errorMessage] = await redis.spSettlePreCheckout(keys.preCheckout(botId, queryId));
-  if (outcome === "repeat" && state === "missing") return success({ status: "expired" });
+  if (outcome === "repeat" && state === "missing") return ok({ status: "expired" });
   const result: PaymentResult =
     state === "paid"
       ? { status: "paid", telegram_payment_charge_id: settledCharge }
@@ -243,7 +255,7 @@ async function payTarget(
         ? { status: state, error_message: errorMessage }
         : { status: "expired" };
   if (outcome !== "repeat") d.onPayment(result.status);
-  return success(result);
+  return ok(result);
 }
 
 /**
@@ -255,11 +267,11 @@ export async function answerPreCheckoutQuery(
   d: InvoiceDomain,
   botId: string,
   p: ParamsOf<"answerPreCheckoutQuery">,
-): Promise<MethodOutcome> {
+): Promise<Outcome<true, { outcome: "pre_checkout_query_invalid" }>> {
   const { redis } = d;
   const queryId = p.pre_checkout_query_id;
   // Ids are ours (digits only); anything else cannot name a query and must not shape a key.
-  if (!/^\d{1,20}$/.test(queryId)) return failure(Errors.preCheckoutQueryInvalid());
+  if (!/^\d{1,20}$/.test(queryId)) return { outcome: "pre_checkout_query_invalid" };
   crashPoint("answer-pre-checkout:before-script");
   const [answer] = await appendThenDeliver(
     d,
@@ -283,7 +295,7 @@ export async function answerPreCheckoutQuery(
     },
     ([answer, pending]) => answer === "paid" && pending === 1,
   );
-  if (answer === "invalid") return failure(Errors.preCheckoutQueryInvalid());
+  if (answer === "invalid") return { outcome: "pre_checkout_query_invalid" };
   await d.waiters.wake(redis, botId, queryId);
-  return success(true);
+  return ok(true);
 }

@@ -1,22 +1,13 @@
-import {
-  appendThenDeliver,
-  Errors,
-  failure,
-  keys,
-  kindArgs,
-  logArgs,
-  logKeys,
-  success,
-  type MethodOutcome,
-  type ParamsOf,
-} from "@starpost/shared";
+import { appendThenDeliver, keys, kindArgs, logArgs, logKeys, type ParamsOf, ok } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
+/** The refund step's refusals, by its reply. */
 const REFUSALS = {
-  user_not_found: Errors.userNotFound,
-  not_found: Errors.chargeNotFound,
-  already_refunded: Errors.chargeAlreadyRefunded,
+  user_not_found: "user_not_found",
+  not_found: "charge_not_found",
+  already_refunded: "charge_already_refunded",
 } as const;
 
 /**
@@ -27,7 +18,7 @@ export async function refundStarPayment(
   d: InvoiceDomain,
   botId: string,
   p: ParamsOf<"refundStarPayment">,
-): Promise<MethodOutcome> {
+): Promise<Outcome<true, { outcome: (typeof REFUSALS)[keyof typeof REFUSALS] }>> {
   const [status] = await appendThenDeliver(
     d,
     botId,
@@ -44,6 +35,6 @@ export async function refundStarPayment(
       ),
     ([, pending]) => pending === 1,
   );
-  if (status !== "refunded") return failure(REFUSALS[status as keyof typeof REFUSALS]());
-  return success(true);
+  if (status !== "refunded") return { outcome: REFUSALS[status as keyof typeof REFUSALS] };
+  return ok(true);
 }

@@ -1,5 +1,5 @@
-import { Errors, type MethodOutcome, type ParamsOf } from "@starpost/shared";
-import { sendBotMessage } from "./bot-message.ts";
+import type { ParamsOf } from "@starpost/shared";
+import { sendBotMessage, type BotMessageOutcome } from "./bot-message.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
 /** What a payment needs to know about an invoice message (never shown to users). */
@@ -30,7 +30,7 @@ function messageTail(p: ParamsOf<"sendInvoice">): string {
 }
 
 /** sendInvoice after the parameter checks: the message and its invoice in one atomic store (Lua). */
-export function sendInvoice(d: InvoiceDomain, botId: string, p: ParamsOf<"sendInvoice">): Promise<MethodOutcome> {
+export function sendInvoice(d: InvoiceDomain, botId: string, p: ParamsOf<"sendInvoice">): Promise<BotMessageOutcome> {
   const record: InvoiceRecord = {
     payload: p.product.payload,
     currency: p.product.currency,
@@ -40,6 +40,6 @@ export function sendInvoice(d: InvoiceDomain, botId: string, p: ParamsOf<"sendIn
   return sendBotMessage(d, botId, p, {
     tail: messageTail(p),
     record: JSON.stringify(record),
-    chatTypeError: Errors.chatTypeUnsupported,
+    chatTypeRefusal: "invoice_chat_type",
   });
 }

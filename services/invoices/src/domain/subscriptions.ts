@@ -1,34 +1,35 @@
 import {
   appendThenDeliver,
-  Errors,
-  failure,
   getBot,
   keys,
   kindArgs,
   logArgs,
   logKeys,
-  success,
   type ClockBody,
-  type MethodOutcome,
   type ParamsOf,
   type UserStarsBody,
+  ok,
 } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import { moneyKeys } from "./ledger.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { newChargeId } from "./payments.ts";
 
+/** The edit step's refusals, by its reply. */
 const EDIT_REFUSALS = {
-  user_not_found: Errors.userNotFound,
-  not_found: Errors.chargeNotFound,
-  expired: Errors.subscriptionExpired,
+  user_not_found: "user_not_found",
+  not_found: "charge_not_found",
+  expired: "subscription_expired",
 } as const;
+
+type BotNotFound = { outcome: "bot_not_found" };
 
 /** editUserStarSubscription: cancels or re-enables a subscription named by its first charge id, in one Lua step. */
 export async function editUserStarSubscription(
   d: InvoiceDomain,
   botId: string,
   p: ParamsOf<"editUserStarSubscription">,
-): Promise<MethodOutcome> {
+): Promise<Outcome<true, { outcome: (typeof EDIT_REFUSALS)[keyof typeof EDIT_REFUSALS] }>> {
   const status = await d.redis.spEditSubscription(
     keys.users(botId),
     keys.subscriptions(botId),
@@ -36,8 +37,8 @@ export async function editUserStarSubscription(
     String(p.user_id),
     p.is_canceled ? "1" : "0",
   );
-  if (status !== "ok") return failure(EDIT_REFUSALS[status as keyof typeof EDIT_REFUSALS]());
-  return success(true);
+  if (status !== "ok") return { outcome: EDIT_REFUSALS[status as keyof typeof EDIT_REFUSALS] };
+  return ok(true);
 }
 
 /**
@@ -45,9 +46,13 @@ export async function editUserStarSubscription(
  * that has come due, earliest first, each as one Lua step. Renewals left by a process that died
  * midway run at the next call (`advance_seconds: 0` runs just those).
  */
-export async function advanceClock(d: InvoiceDomain, botId: string, body: ClockBody): Promise<MethodOutcome> {
+export async function advanceClock(
+  d: InvoiceDomain,
+  botId: string,
+  body: ClockBody,
+): Promise<Outcome<{ date: number; renewals: number; ended: number }, BotNotFound>> {
   const { redis } = d;
-  if (!(await getBot(redis, botId))) return failure(Errors.botNotFound());
+  if (!(await getBot(redis, botId))) return { outcome: "bot_not_found" };
   await redis.incrby(keys.clockOffset(botId), body.advance_seconds);
   // One delivery for the whole run: each renewal's step appends, the drain is asked for once.
   const { date, renewals, ended } = await appendThenDeliver(
@@ -77,7 +82,7 @@ export async function advanceClock(d: InvoiceDomain, botId: string, body: ClockB
     },
     (run) => run.pending,
   );
-  return success({ date, renewals, ended });
+  return ok({ date, renewals, ended });
 }
 
 /** `PUT /platform/v1/bots/:botId/users/:userId/stars`: a finite balance for the user, or unlimited (null). */
@@ -86,9 +91,9 @@ export async function setUserStars(
   botId: string,
   userId: string,
   body: UserStarsBody,
-): Promise<MethodOutcome> {
-  if (!(await getBot(d.redis, botId))) return failure(Errors.botNotFound());
+): Promise<Outcome<{ amount: number | null }, BotNotFound>> {
+  if (!(await getBot(d.redis, botId))) return { outcome: "bot_not_found" };
   if (body.amount === null) await d.redis.hdel(keys.userStars(botId), userId);
   else await d.redis.hset(keys.userStars(botId), userId, body.amount);
-  return success({ amount: body.amount });
+  return ok({ amount: body.amount });
 }

@@ -1,5 +1,6 @@
-import { keys, success, type MethodOutcome, type ParamsOf } from "@starpost/shared";
+import { keys, type ParamsOf, ok } from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
+import type { Outcome } from "../outcomes.ts";
 
 /** A press (and its answer slot) lives as long as its callback_query update: 150 s. */
 export const CALLBACK_LIFETIME_MS = 150_000;
@@ -18,10 +19,10 @@ export async function answerCallbackQuery(
   d: InvoiceDomain,
   botId: string,
   p: ParamsOf<"answerCallbackQuery">,
-): Promise<MethodOutcome> {
+): Promise<Outcome<true, never>> {
   const id = p.callback_query_id;
   // Ids are ours (digits only); anything else cannot name a press and must not shape a key.
-  if (!/^\d{1,20}$/.test(id)) return success(true);
+  if (!/^\d{1,20}$/.test(id)) return ok(true);
   const answer: CallbackAnswer = { text: p.text, show_alert: p.show_alert, url: p.url };
   const stored = await d.redis.set(
     keys.callbackAnswer(botId, id),
@@ -31,5 +32,5 @@ export async function answerCallbackQuery(
     "XX",
   );
   if (stored === "OK") await d.callbackWaiters.wake(d.redis, botId, id);
-  return success(true);
+  return ok(true);
 }

@@ -1,15 +1,6 @@
-import {
-  BotApiError,
-  Errors,
-  failure,
-  findChat,
-  keys,
-  RawJson,
-  success,
-  type MethodOutcome,
-  type ParamsOf,
-} from "@starpost/shared";
+import { findChat, keys, RawJson, type ParamsOf, ok } from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
+import type { Outcome } from "../outcomes.ts";
 
 type Message = Record<string, unknown>;
 
@@ -42,7 +33,14 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stri
 const sameEntities = (a: unknown, b: unknown) =>
   same(Array.isArray(a) && a.length > 0 ? a : null, Array.isArray(b) && b.length > 0 ? b : null);
 
-type Edit = (m: Message) => Message | BotApiError;
+type EditRefusal = { outcome: "no_text_to_edit" | "message_not_modified" };
+/** The edited message, or why the edit does not apply. */
+type Edit = (m: Message) => { outcome: "edited"; message: Message } | EditRefusal;
+
+export type EditOutcome = Outcome<
+  RawJson,
+  EditRefusal | { outcome: "chat_not_found" | "message_to_edit_not_found" | "message_cant_be_edited" | "edit_conflict" }
+>;
 
 /**
  * Reads the message, decides the edit here, and stores it with a compare-and-set step, so a
@@ -54,34 +52,32 @@ async function applyEdit(
   chatId: string,
   messageId: number,
   edit: Edit,
-): Promise<MethodOutcome> {
+): Promise<EditOutcome> {
   const chat = await findChat(d.redis, botId, chatId);
-  if (!chat) return failure(Errors.chatNotFound());
+  if (!chat) return { outcome: "chat_not_found" };
   const field = `${chat.id}:${messageId}`;
   for (let attempt = 0; attempt < 5; attempt++) {
     const json = await d.redis.hget(keys.messages(botId), field);
-    if (json === null) return failure(Errors.messageToEditNotFound());
+    if (json === null) return { outcome: "message_to_edit_not_found" };
     const message = JSON.parse(json) as Message;
-    if (!isBotMessage(message, botId)) return failure(Errors.messageCantBeEdited());
+    if (!isBotMessage(message, botId)) return { outcome: "message_cant_be_edited" };
     const next = edit(message);
-    if (next instanceof BotApiError) return failure(next);
-    const nextJson = JSON.stringify(next);
-    if (await d.redis.spReplaceMessage(keys.messages(botId), field, json, nextJson))
-      return success(new RawJson(nextJson));
+    if (next.outcome !== "edited") return next;
+    const nextJson = JSON.stringify(next.message);
+    if (await d.redis.spReplaceMessage(keys.messages(botId), field, json, nextJson)) return ok(new RawJson(nextJson));
   }
-  return failure(Errors.internal());
+  return { outcome: "edit_conflict" };
 }
 
-export function editMessageText(
-  d: InvoiceDomain,
-  botId: string,
-  p: ParamsOf<"editMessageText">,
-): Promise<MethodOutcome> {
+export function editMessageText(d: InvoiceDomain, botId: string, p: ParamsOf<"editMessageText">): Promise<EditOutcome> {
   return applyEdit(d, botId, p.chat_id, p.message_id, (m) => {
-    if (typeof m.text !== "string") return Errors.noTextToEdit();
+    if (typeof m.text !== "string") return { outcome: "no_text_to_edit" };
     if (m.text === p.text && sameEntities(m.entities, p.entities) && same(m.reply_markup, p.reply_markup))
-      return Errors.messageNotModified();
-    return edited(m, { text: p.text, entities: p.entities, reply_markup: p.reply_markup });
+      return { outcome: "message_not_modified" };
+    return {
+      outcome: "edited",
+      message: edited(m, { text: p.text, entities: p.entities, reply_markup: p.reply_markup }),
+    };
   });
 }
 
@@ -89,10 +85,10 @@ export function editMessageReplyMarkup(
   d: InvoiceDomain,
   botId: string,
   p: ParamsOf<"editMessageReplyMarkup">,
-): Promise<MethodOutcome> {
+): Promise<EditOutcome> {
   return applyEdit(d, botId, p.chat_id, p.message_id, (m) => {
-    if (same(m.reply_markup, p.reply_markup)) return Errors.messageNotModified();
-    return edited(m, { reply_markup: p.reply_markup });
+    if (same(m.reply_markup, p.reply_markup)) return { outcome: "message_not_modified" };
+    return { outcome: "edited", message: edited(m, { reply_markup: p.reply_markup }) };
   });
 }
 
@@ -101,9 +97,9 @@ export async function deleteMessage(
   d: InvoiceDomain,
   botId: string,
   p: ParamsOf<"deleteMessage">,
-): Promise<MethodOutcome> {
+): Promise<Outcome<true, { outcome: "chat_not_found" | "message_to_delete_not_found" }>> {
   const chat = await findChat(d.redis, botId, p.chat_id);
-  if (!chat) return failure(Errors.chatNotFound());
+  if (!chat) return { outcome: "chat_not_found" };
   const field = `${chat.id}:${p.message_id}`;
   // An invoice message goes with its invoice: it can no longer be paid.
   const [[, deleted]] = (await d.redis
@@ -111,5 +107,5 @@ export async function deleteMessage(
     .hdel(keys.messages(botId), field)
     .hdel(keys.invoices(botId), field)
     .exec()) as [[Error | null, number]];
-  return deleted === 1 ? success(true) : failure(Errors.messageToDeleteNotFound());
+  return deleted === 1 ? ok(true) : { outcome: "message_to_delete_not_found" };
 }

@@ -1,4 +1,5 @@
-import { keys, RawJson, success, type MethodOutcome, type HistoryQuery } from "@starpost/shared";
+import { keys, RawJson, type HistoryQuery, ok } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import { isBotMessage } from "./edit-message.ts";
 
@@ -33,7 +34,7 @@ export async function chatHistory(
   chatId: string,
   q: HistoryQuery,
   signal: AbortSignal,
-): Promise<MethodOutcome> {
+): Promise<Outcome<RawJson, never>> {
   const after = q.after_message_id ?? 0;
   const limit = q.limit ?? DEFAULT_LIMIT;
   const deadline = Date.now() + (q.wait_ms ?? 0);
@@ -49,8 +50,8 @@ export async function chatHistory(
     const done = !woken || signal.aborted || messages.some((m) => isBotMessage(JSON.parse(m), botId));
     if (done) {
       stop.abort();
-      return success(new RawJson(`{"messages":[${messages.join(",")}]}`));
+      return ok(new RawJson(`{"messages":[${messages.join(",")}]}`));
     }
-    if (!(await woken) && Date.now() >= deadline) return success(new RawJson(`{"messages":[${messages.join(",")}]}`));
+    if (!(await woken) && Date.now() >= deadline) return ok(new RawJson(`{"messages":[${messages.join(",")}]}`));
   }
 }

@@ -1,5 +1,5 @@
-import { Errors, type MessageEntity, type MethodOutcome, type ParamsOf } from "@starpost/shared";
-import { sendBotMessage } from "../domain/bot-message.ts";
+import type { MessageEntity, ParamsOf } from "@starpost/shared";
+import { sendBotMessage, type BotMessageOutcome } from "../domain/bot-message.ts";
 import type { InvoiceDomain } from "../domain/deps.ts";
 
 /** The Message keys after `date` for a text, in the official order. */
@@ -17,10 +17,10 @@ export function textTail(p: {
 }
 
 /** sendMessage after the parameter checks: the same atomic step as sendInvoice, with no invoice behind the message. */
-export function sendMessage(d: InvoiceDomain, botId: string, p: ParamsOf<"sendMessage">): Promise<MethodOutcome> {
+export function sendMessage(d: InvoiceDomain, botId: string, p: ParamsOf<"sendMessage">): Promise<BotMessageOutcome> {
   return sendBotMessage(d, botId, p, {
     tail: textTail(p),
     record: "",
-    chatTypeError: Errors.messageChatTypeUnsupported,
+    chatTypeRefusal: "message_chat_type",
   });
 }

@@ -2,19 +2,17 @@ import { createHash, randomBytes } from "node:crypto";
 import {
   appendUpdates,
   chatJson,
-  Errors,
-  failure,
   findChat,
   keys,
-  success,
   type AppendOutcome,
   type CallbackQueryBody,
   type Chat,
-  type MethodOutcome,
   type PlatformUser,
   type UserMessageBody,
+  ok,
 } from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
+import type { Outcome } from "../outcomes.ts";
 import { CALLBACK_LIFETIME_MS, type CallbackAnswer } from "./callback-answers.ts";
 import { isBotMessage } from "./edit-message.ts";
 
@@ -36,7 +34,11 @@ function commandEntities(text: string) {
   return out;
 }
 
-type Resolved = { chat: Chat; user: Record<string, unknown> } | { error: ReturnType<typeof failure> };
+type ChatUnknown = { outcome: "chat_unknown"; chat_id: string };
+type Resolved =
+  | { outcome: "resolved"; chat: Chat; user: Record<string, unknown> }
+  | ChatUnknown
+  | { outcome: "from_id_not_chat" | "from_required" };
 
 /** The chat of a user-side call; an unknown positive id becomes the private chat of `from`. */
 async function resolveChat(
@@ -47,9 +49,8 @@ async function resolveChat(
 ): Promise<Resolved> {
   let chat = await findChat(d.redis, botId, chatId);
   if (!chat) {
-    if (Number(chatId) <= 0) return { error: failure(Errors.platformChatUnknown(chatId)) };
-    if (from && String(from.id) !== chatId)
-      return { error: failure(Errors.platformParamInvalid("from.id must be the chat id in a private chat")) };
+    if (Number(chatId) <= 0) return { outcome: "chat_unknown", chat_id: chatId };
+    if (from && String(from.id) !== chatId) return { outcome: "from_id_not_chat" };
     const person = from ?? { id: Number(chatId) };
     chat = chatJson({
       id: Number(chatId),
@@ -60,8 +61,8 @@ async function resolveChat(
     });
   }
   const user = userJson(from, chat);
-  if (!user) return { error: failure(Errors.platformFromRequired()) };
-  return { chat, user };
+  if (!user) return { outcome: "from_required" };
+  return { outcome: "resolved", chat, user };
 }
 
 async function append(
@@ -85,6 +86,8 @@ async function append(
   return results?.[0];
 }
 
+type BotNotFound = { outcome: "bot_not_found" };
+
 const updateFields = (o: AppendOutcome) =>
   o.outcome === "appended" ? { update_id: o.update_id } : { update_id: null, dropped: o.reason };
 
@@ -94,9 +97,9 @@ export async function sendUserMessage(
   botId: string,
   chatId: string,
   body: UserMessageBody,
-): Promise<MethodOutcome> {
+): Promise<Outcome<Record<string, unknown>, Exclude<Resolved, { outcome: "resolved" }> | BotNotFound>> {
   const resolved = await resolveChat(d, botId, chatId, body.from);
-  if ("error" in resolved) return resolved.error;
+  if (resolved.outcome !== "resolved") return resolved;
   const { chat, user } = resolved;
   const entities = commandEntities(body.text);
   const payload: Record<string, unknown> = {
@@ -107,8 +110,8 @@ export async function sendUserMessage(
   };
   if (entities.length > 0) payload.entities = entities;
   const outcome = await append(d, botId, "message", payload, chat, user, true);
-  if (!outcome) return failure(Errors.botNotFound());
-  return success({ ...updateFields(outcome), message: { message_id: outcome.message_id, ...payload } });
+  if (!outcome) return { outcome: "bot_not_found" };
+  return ok({ ...updateFields(outcome), message: { message_id: outcome.message_id, ...payload } });
 }
 
 const newQueryId = () => (randomBytes(8).readBigUInt64BE() >> 1n).toString();
@@ -132,16 +135,25 @@ export async function pressButton(
   chatId: string,
   body: CallbackQueryBody,
   signal: AbortSignal,
-): Promise<MethodOutcome> {
+): Promise<
+  Outcome<
+    Record<string, unknown>,
+    | ChatUnknown
+    | { outcome: "message_unknown" | "not_bot_message"; message_id: number }
+    | { outcome: "button_unknown"; data: string }
+    | { outcome: "from_required" }
+    | BotNotFound
+  >
+> {
   const chat = await findChat(d.redis, botId, chatId);
-  if (!chat) return failure(Errors.platformChatUnknown(chatId));
+  if (!chat) return { outcome: "chat_unknown", chat_id: chatId };
   const json = await d.redis.hget(keys.messages(botId), `${chat.id}:${body.message_id}`);
-  if (json === null) return failure(Errors.platformMessageUnknown(String(body.message_id)));
+  if (json === null) return { outcome: "message_unknown", message_id: body.message_id };
   const message = JSON.parse(json) as Record<string, unknown>;
-  if (!isBotMessage(message, botId)) return failure(Errors.platformNotBotMessage(String(body.message_id)));
-  if (!hasButton(message, body.data)) return failure(Errors.platformButtonUnknown(body.data));
+  if (!isBotMessage(message, botId)) return { outcome: "not_bot_message", message_id: body.message_id };
+  if (!hasButton(message, body.data)) return { outcome: "button_unknown", data: body.data };
   const user = userJson(body.from, chat);
-  if (!user) return failure(Errors.platformFromRequired());
+  if (!user) return { outcome: "from_required" };
 
   const id = newQueryId();
   await d.redis.set(keys.callbackAnswer(botId, id), "", "PX", CALLBACK_LIFETIME_MS);
@@ -149,7 +161,7 @@ export async function pressButton(
   const answered = waitMs > 0 ? (await d.callbackWaiters.wait(botId, id, waitMs, signal)).answered : undefined;
   const payload = { id, from: user, message, chat_instance: chatInstance(botId, chat.id), data: body.data };
   const outcome = await append(d, botId, "callback_query", payload, chat, user, false);
-  if (!outcome) return failure(Errors.botNotFound());
+  if (!outcome) return { outcome: "bot_not_found" };
   // A bot that does not take callback queries can never answer: stop waiting now.
   if (outcome.outcome === "dropped") d.callbackWaiters.wakeLocal(`${botId}:${id}`);
   await answered;
@@ -158,5 +170,5 @@ export async function pressButton(
     const stored = await d.redis.get(keys.callbackAnswer(botId, id));
     if (stored) result.answer = JSON.parse(stored) as CallbackAnswer;
   }
-  return success(result);
+  return ok(result);
 }

@@ -16,6 +16,7 @@ import {
 import type { InvoiceDomain } from "../domain/deps.ts";
 import { chatHistory } from "../messages/history.ts";
 import { pressButton, sendUserMessage } from "../messages/user-side.ts";
+import { answer } from "../outcomes.ts";
 
 type ChatParams = { Params: { botId: string; chatId: string } };
 
@@ -36,7 +37,7 @@ export function registerChatRoutes(app: FastifyInstance, d: InvoiceDomain) {
     if (bad) return sendError(reply, bad);
     const body = parseWith(UserMessageBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
-    return sendOutcome(reply, await sendUserMessage(d, req.params.botId, req.params.chatId, body.params));
+    return sendOutcome(reply, answer(await sendUserMessage(d, req.params.botId, req.params.chatId, body.params)));
   });
 
   app.post<ChatParams>(`${base}/callback_queries`, async (req, reply) => {
@@ -46,7 +47,7 @@ export function registerChatRoutes(app: FastifyInstance, d: InvoiceDomain) {
     if (!body.ok) return sendError(reply, body.error);
     return sendOutcome(
       reply,
-      await pressButton(d, req.params.botId, req.params.chatId, body.params, abortOnClose(reply)),
+      answer(await pressButton(d, req.params.botId, req.params.chatId, body.params, abortOnClose(reply))),
     );
   });
 
@@ -59,7 +60,7 @@ export function registerChatRoutes(app: FastifyInstance, d: InvoiceDomain) {
       return sendError(reply, Errors.platformChatUnknown(req.params.chatId));
     return sendOutcome(
       reply,
-      await chatHistory(d, req.params.botId, req.params.chatId, query.params, abortOnClose(reply)),
+      answer(await chatHistory(d, req.params.botId, req.params.chatId, query.params, abortOnClose(reply))),
     );
   });
 }

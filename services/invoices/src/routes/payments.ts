@@ -18,6 +18,7 @@ import type { InvoiceDomain } from "../domain/deps.ts";
 import { getMyStarBalance, getStarTransactions } from "../domain/ledger.ts";
 import { pay, payLink } from "../domain/payments.ts";
 import { advanceClock, setUserStars } from "../domain/subscriptions.ts";
+import { answer } from "../outcomes.ts";
 
 /** The payment, subscription and Stars routes of the platform API, forwarded by the gateway after its bearer check. */
 export function registerPaymentRoute(app: FastifyInstance, d: InvoiceDomain) {
@@ -25,7 +26,7 @@ export function registerPaymentRoute(app: FastifyInstance, d: InvoiceDomain) {
     if (!isBotId(req.params.botId)) return sendError(reply, Errors.botNotFound());
     const body = parseWith(PaymentBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
-    return sendOutcome(reply, await pay(d, req.params.botId, body.params));
+    return sendOutcome(reply, answer(await pay(d, req.params.botId, body.params)));
   });
 
   /** The balance and the ledger as getMyStarBalance and getStarTransactions show them to the bot. */
@@ -38,21 +39,19 @@ export function registerPaymentRoute(app: FastifyInstance, d: InvoiceDomain) {
       getMyStarBalance(d, botId),
       getStarTransactions(d, botId, { offset: query.params.offset ?? 0, limit: query.params.limit ?? 100 }),
     ]);
-    if (!balance.ok) return sendOutcome(reply, balance);
-    if (!ledger.ok) return sendOutcome(reply, ledger);
-    return sendOutcome(reply, success({ balance: balance.result, ...(ledger.result as object) }));
+    return sendOutcome(reply, success({ balance: balance.result, ...ledger.result }));
   });
   app.post<{ Params: { botId: string } }>("/internal/platform/bots/:botId/invoice_links/pay", async (req, reply) => {
     if (!isBotId(req.params.botId)) return sendError(reply, Errors.botNotFound());
     const body = parseWith(LinkPaymentBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
-    return sendOutcome(reply, await payLink(d, req.params.botId, body.params));
+    return sendOutcome(reply, answer(await payLink(d, req.params.botId, body.params)));
   });
   app.post<{ Params: { botId: string } }>("/internal/platform/bots/:botId/clock", async (req, reply) => {
     if (!isBotId(req.params.botId)) return sendError(reply, Errors.botNotFound());
     const body = parseWith(ClockBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
-    return sendOutcome(reply, await advanceClock(d, req.params.botId, body.params));
+    return sendOutcome(reply, answer(await advanceClock(d, req.params.botId, body.params)));
   });
   app.put<{ Params: { botId: string; userId: string } }>(
     "/internal/platform/bots/:botId/users/:userId/stars",
@@ -62,7 +61,7 @@ export function registerPaymentRoute(app: FastifyInstance, d: InvoiceDomain) {
         return sendError(reply, Errors.userIdInvalid());
       const body = parseWith(UserStarsBody, req.body ?? {});
       if (!body.ok) return sendError(reply, body.error);
-      return sendOutcome(reply, await setUserStars(d, req.params.botId, req.params.userId, body.params));
+      return sendOutcome(reply, answer(await setUserStars(d, req.params.botId, req.params.userId, body.params)));
     },
   );
 }

@@ -16,7 +16,9 @@ import {
   sendOutcome,
   success,
   isBotId,
+  ok,
 } from "@starpost/shared";
+import { answer } from "../outcomes.ts";
 import { webhookDeletedMessage } from "../webhook/settings.ts";
 
 type BotParams = { Params: { botId: string } };
@@ -47,9 +49,7 @@ export function registerBotAdminRoutes(app: FastifyInstance, redis: Redis) {
     const body = parseWith(FaultBody, req.body ?? {});
     if (!body.ok) return sendError(reply, body.error);
     const added = await addFault(redis, req.params.botId, body.params);
-    if (added.outcome === "no_bot") return sendError(reply, Errors.botNotFound());
-    if (added.outcome === "invalid") return sendError(reply, added.error);
-    return sendOutcome(reply, success({ id: added.id }));
+    return sendOutcome(reply, answer(added.outcome === "added" ? ok({ id: added.id }) : added));
   });
 
   app.get<BotParams>("/internal/platform/bots/:botId/faults", async (req, reply) => {

@@ -1,16 +1,6 @@
 import type { Redis } from "ioredis";
-import {
-  botFrom,
-  Errors,
-  failure,
-  hashToken,
-  keys,
-  newSecret,
-  parseToken,
-  success,
-  type CreateBotBody,
-  type MethodOutcome,
-} from "@starpost/shared";
+import { botFrom, hashToken, keys, newSecret, ok, parseToken, type CreateBotBody } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 
 /** Generated bot ids start here, clear of ids that tests and operators tend to pick by hand. */
 const FIRST_GENERATED_ID = 7_000_000_000;
@@ -35,22 +25,25 @@ async function claimUsername(redis: Redis, lower: string, id: string): Promise<b
  * steps: the username claim, then the bot with its token in one Lua step; a creation that dies
  * between them is completed by a retry (see claimUsername).
  */
-export async function createBot(redis: Redis, body: CreateBotBody): Promise<MethodOutcome> {
+export async function createBot(
+  redis: Redis,
+  body: CreateBotBody,
+): Promise<Outcome<Record<string, unknown>, { outcome: "token_format_invalid" | "token_taken" | "username_taken" }>> {
   let id: string;
   let token: string;
   if (body.token !== undefined) {
     const parsed = parseToken(body.token);
-    if (!parsed) return failure(Errors.tokenFormatInvalid());
+    if (!parsed) return { outcome: "token_format_invalid" };
     id = parsed.id;
     token = body.token;
-    if (await redis.exists(keys.bot(id))) return failure(Errors.tokenTaken());
+    if (await redis.exists(keys.bot(id))) return { outcome: "token_taken" };
   } else {
     do id = String(FIRST_GENERATED_ID + (await redis.incr(keys.botIdSeq())));
     while (await redis.exists(keys.bot(id)));
     token = `${id}:${newSecret()}`;
   }
   const lower = body.username.toLowerCase();
-  if (!(await claimUsername(redis, lower, id))) return failure(Errors.usernameTaken());
+  if (!(await claimUsername(redis, lower, id))) return { outcome: "username_taken" };
   const firstName = body.first_name ?? body.username;
   const fields = {
     token_hash: hashToken(token),
@@ -60,20 +53,23 @@ export async function createBot(redis: Redis, body: CreateBotBody): Promise<Meth
   };
   if (!(await redis.spCreateBot(keys.bot(id), ...Object.entries(fields).flat()))) {
     await redis.spClaimUsername(keys.botUsernames(), lower, "", id, CLAIM_LEASE_MS);
-    return failure(Errors.tokenTaken());
+    return { outcome: "token_taken" };
   }
   // A creation that stalled past the lease may have lost its claim meanwhile: the new owner wins.
   if ((await redis.hget(keys.botUsernames(), lower)) !== id) {
     await redis.del(keys.bot(id));
-    return failure(Errors.usernameTaken());
+    return { outcome: "username_taken" };
   }
-  return success({ ...botFrom({ id, username: body.username, first_name: firstName }), token });
+  return ok({ ...botFrom({ id, username: body.username, first_name: firstName }), token });
 }
 
 /** `POST /platform/v1/bots/:botId/token`: a new token; the old one fails at once everywhere. */
-export async function rotateToken(redis: Redis, botId: string): Promise<MethodOutcome> {
-  if (!(await redis.exists(keys.bot(botId)))) return failure(Errors.botNotFound());
+export async function rotateToken(
+  redis: Redis,
+  botId: string,
+): Promise<Outcome<{ token: string }, { outcome: "bot_not_found" }>> {
+  if (!(await redis.exists(keys.bot(botId)))) return { outcome: "bot_not_found" };
   const token = `${botId}:${newSecret()}`;
   await redis.hset(keys.bot(botId), "token_hash", hashToken(token));
-  return success({ token });
+  return ok({ token });
 }

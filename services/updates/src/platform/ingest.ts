@@ -1,14 +1,5 @@
-import {
-  appendUpdates,
-  Errors,
-  failure,
-  success,
-  updateKind,
-  type BotApiError,
-  type Chat,
-  type MethodOutcome,
-  type UpdateSink,
-} from "@starpost/shared";
+import { appendUpdates, ok, updateKind, type Chat, type UpdateSink } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 
 export const MAX_UPDATES_PER_CALL = 1000;
 
@@ -19,23 +10,26 @@ export interface IngestDeps extends UpdateSink {
 }
 
 type Checked = { kind: string; payload: Record<string, unknown> };
+type UpdateRefusal =
+  | { outcome: "update_not_object" | "update_id_given" | "update_kind_count" }
+  | { outcome: "update_kind_unknown" | "update_kind_never_produced" | "update_kind_not_object"; kind: string };
 
-function check(update: unknown): Checked | BotApiError {
+function check(update: unknown): ({ outcome: "checked" } & Checked) | UpdateRefusal {
   if (typeof update !== "object" || update === null || Array.isArray(update)) {
-    return Errors.updateInvalid("an Update object is expected");
+    return { outcome: "update_not_object" };
   }
   const names = Object.keys(update);
-  if (names.includes("update_id")) return Errors.updateInvalid("update_id is assigned by starpost");
-  if (names.length !== 1) return Errors.updateInvalid("exactly one update kind is expected");
+  if (names.includes("update_id")) return { outcome: "update_id_given" };
+  if (names.length !== 1) return { outcome: "update_kind_count" };
   const name = names[0]!;
   const kind = updateKind(name);
-  if (!kind) return Errors.updateKindUnknown(name);
-  if (!kind.produced) return Errors.updateKindNeverProduced(name);
+  if (!kind) return { outcome: "update_kind_unknown", kind: name };
+  if (!kind.produced) return { outcome: "update_kind_never_produced", kind: name };
   const payload = (update as Record<string, unknown>)[name];
   if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
-    return Errors.updateInvalid(`"${name}" must be an object`);
+    return { outcome: "update_kind_not_object", kind: name };
   }
-  return { kind: name, payload: payload as Record<string, unknown> };
+  return { outcome: "checked", kind: name, payload: payload as Record<string, unknown> };
 }
 
 /** Chats (`chat` objects) and users (`from`, `user`) met anywhere in a payload. */
@@ -57,15 +51,19 @@ function collectParties(value: unknown, chats: Map<number, Chat>, users: Map<num
  * checked before anything is written, then registration and the appends are one Lua call, so a
  * bad update in a batch changes nothing and a good batch costs one round trip.
  */
-export async function ingestUpdates(deps: IngestDeps, botId: string, body: unknown): Promise<MethodOutcome> {
+export async function ingestUpdates(
+  deps: IngestDeps,
+  botId: string,
+  body: unknown,
+): Promise<Outcome<unknown, UpdateRefusal | { outcome: "too_many_updates" | "bot_not_found" }>> {
   const batch = Array.isArray(body);
   const updates = batch ? (body as unknown[]) : [body];
-  if (updates.length > MAX_UPDATES_PER_CALL) return failure(Errors.tooManyUpdates());
+  if (updates.length > MAX_UPDATES_PER_CALL) return { outcome: "too_many_updates" };
   const checked: Checked[] = [];
   for (const u of updates) {
     const c = check(u);
-    if (!("kind" in c)) return failure(c);
-    checked.push(c);
+    if (c.outcome !== "checked") return c;
+    checked.push({ kind: c.kind, payload: c.payload });
   }
 
   const chats = new Map<number, Chat>();
@@ -75,11 +73,11 @@ export async function ingestUpdates(deps: IngestDeps, botId: string, body: unkno
     chats: [...chats.values()],
     users: [...users.values()],
   });
-  if (!results) return failure(Errors.botNotFound());
+  if (!results) return { outcome: "bot_not_found" };
   const answers = results.map((r) => {
     if (r.outcome === "appended") return { update_id: r.update_id };
     deps.onDropped(r.reason);
     return { update_id: null, dropped: r.reason };
   });
-  return success(batch ? answers : answers[0]);
+  return ok(batch ? answers : answers[0]);
 }

@@ -42,10 +42,8 @@ export function registerViewRoutes(app: FastifyInstance, redis: Redis) {
       getWebhookInfo({ redis }, req.params.botId),
       redis.hgetall(keys.webhookStatus(req.params.botId)),
     ]);
-    if (!info.ok) return sendOutcome(reply, info);
     const next = nextRetryMs(status);
-    const result =
-      next === undefined ? info.result : { ...(info.result as object), next_retry_date: Math.ceil(next / 1000) };
+    const result = next === undefined ? info.result : { ...info.result, next_retry_date: Math.ceil(next / 1000) };
     return sendOutcome(reply, success(result));
   });
 }

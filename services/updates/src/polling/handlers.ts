@@ -1,25 +1,28 @@
 import type { Redis } from "ioredis";
-import { Errors, pollUpdates, saveAllowedUpdates, type MethodContext, type MethodHandlers } from "@starpost/shared";
-import { updatesResult, type PollHub } from "./poll-hub.ts";
+import { pollUpdates, saveAllowedUpdates, type MethodContext, type MethodHandlers } from "@starpost/shared";
+import { answer } from "../outcomes.ts";
+import { updatesResult, type PollHub, type PollOutcome } from "./poll-hub.ts";
 
 /** getUpdates (long polling). */
 export function pollingHandlers(redis: Redis, hub: PollHub): MethodHandlers {
   return {
-    async getUpdates({ botId, params, signal }: MethodContext<"getUpdates">) {
-      const { offset, limit, timeout, allowed_updates: allowed } = params;
-      // As the official server: the setting changes only when the call is not refused for a
-      // webhook, and before anything waits, so updates created from now on are filtered by it.
-      const saveAllowed = allowed === undefined ? undefined : () => saveAllowedUpdates(redis, botId, allowed);
-
-      if (timeout > 0)
-        return hub.wait({ botId, offset, limit, timeoutMs: timeout * 1000, signal, beforeWait: saveAllowed });
-
-      // Timeout 0 never waits, so it never disturbs a waiting poll of the same bot.
-      const read = await pollUpdates(redis, botId, { offset, limit, pollId: "", mode: "none", ownerTtlMs: 0 });
-      if (read.outcome === "webhook") return hub.conflict(botId, Errors.conflictWebhookActive(), "webhook_active");
-      await saveAllowed?.();
-      hub.answeredAtOnce();
-      return updatesResult(read.outcome === "updates" ? read.updates : []);
-    },
+    getUpdates: async (ctx) => answer(await getUpdates(ctx)),
   };
+
+  async function getUpdates({ botId, params, signal }: MethodContext<"getUpdates">): Promise<PollOutcome> {
+    const { offset, limit, timeout, allowed_updates: allowed } = params;
+    // As the official server: the setting changes only when the call is not refused for a
+    // webhook, and before anything waits, so updates created from now on are filtered by it.
+    const saveAllowed = allowed === undefined ? undefined : () => saveAllowedUpdates(redis, botId, allowed);
+
+    if (timeout > 0)
+      return hub.wait({ botId, offset, limit, timeoutMs: timeout * 1000, signal, beforeWait: saveAllowed });
+
+    // Timeout 0 never waits, so it never disturbs a waiting poll of the same bot.
+    const read = await pollUpdates(redis, botId, { offset, limit, pollId: "", mode: "none", ownerTtlMs: 0 });
+    if (read.outcome === "webhook") return hub.conflict(botId, { outcome: "webhook_active" });
+    await saveAllowed?.();
+    hub.answeredAtOnce();
+    return updatesResult(read.outcome === "updates" ? read.updates : []);
+  }
 }

@@ -1,18 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import {
-  Errors,
-  keys,
-  ShardChannels,
-  pollUpdates,
-  RawJson,
-  releasePoll,
-  success,
-  type BotApiError,
-  type Logger,
-  type MethodOutcome,
-} from "@starpost/shared";
-import { spacedConflict } from "./conflicts.ts";
+import { keys, ok, ShardChannels, pollUpdates, RawJson, releasePoll, type Logger } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
+import { spacedConflict, type Conflict } from "./conflicts.ts";
 import { pollingMetrics, type PollingMetrics } from "./metrics.ts";
 import type { PollingDeps, PollTerminator } from "./types.ts";
 import { parseWakeMessage, webhookMessage } from "./wake-messages.ts";
@@ -37,8 +27,8 @@ interface Waiter {
   done: boolean;
   wakeTimer?: NodeJS.Immediate;
   deadlineTimer?: NodeJS.Timeout;
-  answer: Promise<MethodOutcome>;
-  resolve(outcome: MethodOutcome): void;
+  answer: Promise<PollOutcome>;
+  resolve(outcome: PollOutcome): void;
 }
 
 export interface WaitRequest {
@@ -51,7 +41,10 @@ export interface WaitRequest {
   beforeWait?: () => Promise<void>;
 }
 
-export const updatesResult = (updates: string[]): MethodOutcome => success(new RawJson(`[${updates.join(",")}]`));
+/** What getUpdates answers: the updates (as their JSON), a 409, or a failed read. */
+export type PollOutcome = Outcome<RawJson, Conflict | { outcome: "poll_failed" }>;
+
+export const updatesResult = (updates: string[]): PollOutcome => ok(new RawJson(`[${updates.join(",")}]`));
 
 /**
  * The long polls held by this process. Waiting costs no Redis connection: the process's one
@@ -109,9 +102,9 @@ export class PollHub implements PollTerminator {
   }
 
   /** A 409 with the 3-second spacing, counted by reason. */
-  conflict(botId: string, error: BotApiError, reason: string): Promise<MethodOutcome> {
-    this.metrics.conflicts.inc({ reason });
-    return spacedConflict(this.redis, botId, error);
+  conflict(botId: string, conflict: Conflict): Promise<PollOutcome> {
+    this.metrics.conflicts.inc({ reason: conflict.outcome });
+    return spacedConflict(this.redis, botId, conflict);
   }
 
   /** An answer that did not wait (timeout 0, or updates were ready), for the metrics. */
@@ -124,7 +117,7 @@ export class PollHub implements PollTerminator {
    * older one, on any replica, answers 409) and waits for a wake-up, the deadline, or its client
    * leaving.
    */
-  async wait(req: WaitRequest): Promise<MethodOutcome> {
+  async wait(req: WaitRequest): Promise<PollOutcome> {
     const w = this.register(req);
     // Registered before the first read, so a wake-up during the read is not missed (it sets dirty).
     w.reading = true;
@@ -141,7 +134,7 @@ export class PollHub implements PollTerminator {
       });
       if (first.outcome === "webhook") {
         this.unregister(w);
-        return this.conflict(req.botId, Errors.conflictWebhookActive(), "webhook_active");
+        return this.conflict(req.botId, { outcome: "webhook_active" });
       }
       await req.beforeWait?.();
     } catch (err) {
@@ -170,13 +163,13 @@ export class PollHub implements PollTerminator {
   }
 
   async terminateForWebhook(botId: string): Promise<void> {
-    for (const w of this.waitersOf(botId)) this.terminate(w, Errors.conflictSetWebhook(), "set_webhook");
+    for (const w of this.waitersOf(botId)) this.terminate(w, { outcome: "set_webhook" });
     await this.redis.multi().del(keys.pollOwner(botId)).spublish(keys.wakeChannel(botId), webhookMessage(botId)).exec();
   }
 
   private register(req: WaitRequest): Waiter {
-    let resolve!: (outcome: MethodOutcome) => void;
-    const answer = new Promise<MethodOutcome>((r) => (resolve = r));
+    let resolve!: (outcome: PollOutcome) => void;
+    const answer = new Promise<PollOutcome>((r) => (resolve = r));
     const w: Waiter = {
       id: `${this.replicaId}.${++this.nextPoll}`,
       botId: req.botId,
@@ -216,8 +209,8 @@ export class PollHub implements PollTerminator {
     if (!m || !this.byBot.has(m.botId)) return;
     if (m.kind === "grew") return this.wake(m.botId);
     for (const w of this.waitersOf(m.botId)) {
-      if (m.kind === "webhook") this.terminate(w, Errors.conflictSetWebhook(), "set_webhook");
-      else if (w.id === m.pollId) this.terminate(w, Errors.conflictOtherGetUpdates(), "other_get_updates");
+      if (m.kind === "webhook") this.terminate(w, { outcome: "set_webhook" });
+      else if (w.id === m.pollId) this.terminate(w, { outcome: "other_get_updates" });
     }
   }
 
@@ -254,18 +247,18 @@ export class PollHub implements PollTerminator {
         if (w.done) return;
         if (r.outcome === "updates") return this.finish(w, updatesResult(r.updates), last ? "timeout" : "woken");
         // A webhook was set while this poll waited (its setWebhook message may still be on the way).
-        if (r.outcome === "webhook") return this.terminate(w, Errors.conflictSetWebhook(), "set_webhook");
-        if (r.outcome === "gone") return this.terminate(w, Errors.conflictOtherGetUpdates(), "other_get_updates");
+        if (r.outcome === "webhook") return this.terminate(w, { outcome: "set_webhook" });
+        if (r.outcome === "gone") return this.terminate(w, { outcome: "other_get_updates" });
       } while (w.dirty || w.expired);
     } catch (err) {
       this.logger.error({ err: { message: (err as Error).message }, botId: w.botId }, "long poll read failed");
-      this.finish(w, { ok: false, error: Errors.internal() }, "error");
+      this.finish(w, { outcome: "poll_failed" }, "error");
     } finally {
       w.reading = false;
     }
   }
 
-  private finish(w: Waiter, outcome: MethodOutcome, end: string): void {
+  private finish(w: Waiter, outcome: PollOutcome, end: string): void {
     if (w.done) return;
     w.done = true;
     clearImmediate(w.wakeTimer);
@@ -277,14 +270,14 @@ export class PollHub implements PollTerminator {
   }
 
   /** 409 for a waiter; it stops taking wake-ups at once, the answer may come 3 s later. */
-  private terminate(w: Waiter, error: BotApiError, reason: string): void {
+  private terminate(w: Waiter, conflict: Conflict): void {
     if (w.done) return;
     w.done = true;
     clearImmediate(w.wakeTimer);
     clearTimeout(w.deadlineTimer);
     this.unregister(w);
     this.metrics.answered.inc({ end: "conflict" });
-    this.conflict(w.botId, error, reason).then(w.resolve, () => w.resolve({ ok: false, error }));
+    this.conflict(w.botId, conflict).then(w.resolve, () => w.resolve(conflict));
   }
 
   /** The client went away: free the waiter now; nothing was confirmed by waiting, so nothing is lost. */

@@ -1,11 +1,5 @@
-import {
-  loadAllowedUpdates,
-  loadLastError,
-  loadWebhook,
-  pendingCount,
-  success,
-  type MethodOutcome,
-} from "@starpost/shared";
+import { loadAllowedUpdates, loadLastError, loadWebhook, ok, pendingCount } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import type { WebhookDeps } from "./types.ts";
 
 /**
@@ -14,7 +8,10 @@ import type { WebhookDeps } from "./types.ts";
  * last_error_date + last_error_message (after an error), max_connections and ip_address (with a
  * webhook), allowed_updates (when not the default).
  */
-export async function getWebhookInfo(deps: Pick<WebhookDeps, "redis">, botId: string): Promise<MethodOutcome> {
+export async function getWebhookInfo(
+  deps: Pick<WebhookDeps, "redis">,
+  botId: string,
+): Promise<Outcome<Record<string, unknown>, never>> {
   const { redis } = deps;
   const [config, pending, lastError, allowed] = await Promise.all([
     loadWebhook(redis, botId),
@@ -38,5 +35,5 @@ export async function getWebhookInfo(deps: Pick<WebhookDeps, "redis">, botId: st
     if (ip) info.ip_address = ip;
   }
   if (allowed) info.allowed_updates = allowed;
-  return success(info);
+  return ok(info);
 }

@@ -1,20 +1,18 @@
 import { randomBytes } from "node:crypto";
 import {
-  Errors,
-  failure,
   keys,
   loadWebhook,
+  ok,
   parseWebhookUrl,
   requestDrain,
   resolveWebhookHost,
   saveAllowedUpdates,
-  success,
   urlHost,
   webhookFields,
-  type MethodOutcome,
   type ParamsOf,
   type WebhookConfig,
 } from "@starpost/shared";
+import type { Outcome } from "../outcomes.ts";
 import { webhookMessage } from "../polling/wake-messages.ts";
 import type { WebhookDeps } from "./types.ts";
 
@@ -32,7 +30,7 @@ export async function deleteWebhook(
   deps: WebhookDeps,
   botId: string,
   dropPendingUpdates: boolean,
-): Promise<MethodOutcome> {
+): Promise<Outcome<true, never>> {
   const { redis } = deps;
   // Pending updates stay for getUpdates unless dropped (even when no webhook was set).
   const removed = await redis.spDeleteWebhook(
@@ -47,15 +45,24 @@ export async function deleteWebhook(
   // bot left in it by a crash costs the reconciler one empty drain per pass until its next set/delete.
   await redis.srem(keys.webhookBotsOf(botId), botId);
   if (removed === 1) deps.logger.info({ botId }, "webhook deleted");
-  return success(true, removed === 1 ? "Webhook was deleted" : "Webhook is already deleted");
+  return ok(true, removed === 1 ? "Webhook was deleted" : "Webhook is already deleted");
 }
 
-export async function setWebhook(deps: WebhookDeps, botId: string, p: ParamsOf<"setWebhook">): Promise<MethodOutcome> {
+export async function setWebhook(
+  deps: WebhookDeps,
+  botId: string,
+  p: ParamsOf<"setWebhook">,
+): Promise<
+  Outcome<
+    true,
+    { outcome: "set_webhook_too_often" | "webhook_host_unresolved" } | { outcome: "webhook_ip_reserved"; ip: string }
+  >
+> {
   if (p.url === "") return deleteWebhook(deps, botId, p.drop_pending_updates);
   const { redis } = deps;
 
   const allowed = await redis.set(keys.webhookSetLimit(botId), "1", "PX", SET_INTERVAL_MS, "NX");
-  if (allowed === null) return failure(Errors.tooManyRequests(1));
+  if (allowed === null) return { outcome: "set_webhook_too_often" };
 
   const current = await loadWebhook(redis, botId);
   const unchanged =
@@ -69,15 +76,15 @@ export async function setWebhook(deps: WebhookDeps, botId: string, p: ParamsOf<"
   if (unchanged) {
     // Like the official server: allowed_updates still changes, the webhook itself does not.
     if (p.allowed_updates !== undefined) await saveAllowedUpdates(redis, botId, p.allowed_updates);
-    return success(true, "Webhook is already set");
+    return ok(true, "Webhook is already set");
   }
 
   const target = parseWebhookUrl(p.url)!;
   const resolved = await resolveWebhookHost(urlHost(target), deps.allowPrivateNetworks);
-  if (resolved.outcome === "reserved") return failure(Errors.webhookIpReserved(resolved.ip));
+  if (resolved.outcome === "reserved") return { outcome: "webhook_ip_reserved", ip: resolved.ip };
   // With private networks allowed (local stacks, tests) a name that does not resolve yet is
   // accepted: delivery reports it in last_error_message instead.
-  if (resolved.outcome === "unresolved" && !deps.allowPrivateNetworks) return failure(Errors.webhookHostUnresolved());
+  if (resolved.outcome === "unresolved" && !deps.allowPrivateNetworks) return { outcome: "webhook_host_unresolved" };
 
   const config: WebhookConfig = {
     url: p.url,
@@ -110,5 +117,5 @@ export async function setWebhook(deps: WebhookDeps, botId: string, p: ParamsOf<"
   await deps.polls.terminateForWebhook(botId);
   await requestDrain(deps.deliveryQueue, botId, { cause: "webhook_set", pending });
   deps.logger.info({ botId, maxConnections: config.maxConnections }, "webhook set");
-  return success(true, "Webhook was set");
+  return ok(true, "Webhook was set");
 }
