@@ -3,6 +3,7 @@ import { BotApiError, Errors } from "./errors.ts";
 import { findMethod } from "./methods.ts";
 import type { FaultBody } from "./params/platform.ts";
 import { keys } from "./redis-keys.ts";
+import { scripts } from "./lua/index.ts";
 
 /**
  * Scripted faults: the platform API makes a bot's next `times` calls of a method (or of any, "*")
@@ -55,8 +56,12 @@ export async function addFault(redis: Redis, botId: string, body: FaultBody): Pr
   const rule: Omit<Fault, "id"> = { method, times: body.times ?? 1 };
   for (const k of ["error_code", "description", "retry_after", "delay_ms"] as const)
     if (body[k] !== undefined) (rule as Record<string, unknown>)[k] = body[k];
-  const id = await redis.spAddFault(keys.bot(botId), keys.faults(botId), keys.faultSeq(botId), JSON.stringify(rule));
-  return id < 0 ? { outcome: "bot_not_found" } : { outcome: "added", id };
+  const id = await scripts.addFault(
+    redis,
+    { bot: keys.bot(botId), faults: keys.faults(botId), faultSeq: keys.faultSeq(botId) },
+    { rule: JSON.stringify(rule) },
+  );
+  return id === undefined ? { outcome: "bot_not_found" } : { outcome: "added", id };
 }
 
 export async function listFaults(redis: Redis, botId: string): Promise<Fault[]> {
@@ -70,6 +75,5 @@ export async function clearFaults(redis: Redis, botId: string): Promise<void> {
 
 /** Takes the fault that applies to this call, if any (counting it as used). */
 export async function takeFault(redis: Redis, botId: string, method: string): Promise<Fault | undefined> {
-  const json = await redis.spTakeFault(keys.bot(botId), keys.faults(botId), method);
-  return json ? (JSON.parse(json) as Fault) : undefined;
+  return scripts.takeFault(redis, { bot: keys.bot(botId), faults: keys.faults(botId) }, { method });
 }

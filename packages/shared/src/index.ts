@@ -28,5 +28,5 @@ export * from "./update-kinds.ts";
 export * from "./update-log.ts";
 export * from "./webhook-guard.ts";
 export * from "./webhook-store.ts";
-export { defineLuaCommands, type LuaScripts } from "./lua/index.ts";
+export * from "./lua/index.ts";
 export * from "./replica-wait.ts";

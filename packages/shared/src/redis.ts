@@ -1,6 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from "ioredis";
 import type { Logger } from "./logger.ts";
-import { defineScripts } from "./lua/index.ts";
 
 export type { Redis };
 
@@ -24,8 +23,9 @@ export interface RedisFactoryOptions {
 const retryStrategy = (times: number) => Math.min(50 * 2 ** Math.min(times, 6), 2000);
 
 /**
- * The one Redis factory: a retry strategy and an error listener always attached, starpost's Lua
- * commands defined. A blocking reader or a subscriber gets its own client from here.
+ * The one Redis factory: a retry strategy and an error listener always attached (starpost's Lua
+ * scripts define themselves on a client when first run there). A blocking reader or a subscriber
+ * gets its own client from here.
  *
  * With `clusterNodes` it builds a cluster client. Its type stays `Redis`: a cluster client answers
  * every command starpost sends (each names keys of one slot), so the services need no second path.
@@ -47,7 +47,6 @@ export function createRedis(opts: RedisFactoryOptions): Redis {
       opts.logger.error({ err: { message: err.message }, role: opts.role }, "redis error");
     }
   });
-  defineScripts(client);
   return client;
 }
 

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { keys } from "./redis-keys.ts";
+import { scripts } from "./lua/index.ts";
 
 /** Entries kept per bot: the newest calls, enough to see what a test just did. */
 export const REQUEST_LOG_SIZE = 100;
@@ -34,7 +35,11 @@ export function loggedParams(params: Record<string, unknown>): Record<string, un
 }
 
 export async function recordRequest(redis: Redis, botId: string, entry: RequestLogEntry): Promise<void> {
-  await redis.spRecordRequest(keys.bot(botId), keys.requestLog(botId), JSON.stringify(entry), REQUEST_LOG_SIZE);
+  await scripts.recordRequest(
+    redis,
+    { bot: keys.bot(botId), log: keys.requestLog(botId) },
+    { entry: JSON.stringify(entry), kept: REQUEST_LOG_SIZE },
+  );
 }
 
 /** The newest `limit` entries, oldest first (newest last). */

@@ -3,6 +3,7 @@ import { requestDrain, type DeliveryQueues } from "./delivery-queue.ts";
 import { keys } from "./redis-keys.ts";
 import { chatJson, type Chat } from "./chats.ts";
 import { updateKind } from "./update-kinds.ts";
+import { scripts } from "./lua/index.ts";
 
 /** At most this many unconfirmed updates per bot; beyond it new ones are dropped. */
 export const MAX_PENDING_UPDATES = 100_000;
@@ -61,7 +62,7 @@ export interface Parties {
  * The first KEYS of every script that includes update-log.lua: the bot's log stream, its
  * update_id counter, its allowed_updates set and its webhook hash (log_open's order).
  */
-export const logKeys = (botId: string): string[] => [
+export const logKeys = (botId: string): [string, string, string, string] => [
   keys.updateLog(botId),
   keys.updateSeq(botId),
   keys.allowedUpdates(botId),
@@ -69,10 +70,14 @@ export const logKeys = (botId: string): string[] => [
 ];
 
 /** The first ARGV of those scripts: the pending cap, the bot's wake shard channel and the bot id. */
-export const logArgs = (botId: string): (string | number)[] => [MAX_PENDING_UPDATES, keys.wakeChannel(botId), botId];
+export const logArgs = (botId: string): [number, string, string] => [
+  MAX_PENDING_UPDATES,
+  keys.wakeChannel(botId),
+  botId,
+];
 
 /** What a script needs to append an update of `name` it builds itself: kind, opt-in flag, lifetime (ms). */
-export function kindArgs(name: string): string[] {
+export function kindArgs(name: string): [string, string, string] {
   const kind = updateKind(name)!;
   return [kind.name, kind.optIn ? "1" : "0", String(kind.lifetime * 1000)];
 }
@@ -90,7 +95,7 @@ export async function appendUpdates(
   parties: Parties = { chats: [], users: [] },
   now = Date.now(),
 ): Promise<AppendOutcome[] | undefined> {
-  const args: (string | number)[] = [...logArgs(botId), parties.chats.length, parties.users.length];
+  const args: (string | number)[] = [];
   for (const c of parties.chats) args.push(c.id, c.username?.toLowerCase() ?? "", JSON.stringify(chatJson(c)));
   for (const u of parties.users) args.push(u.id, JSON.stringify(u));
   const known = updates.map((u) => updateKind(u.kind));
@@ -110,26 +115,30 @@ export async function appendUpdates(
     sink,
     botId,
     (redis) =>
-      redis.spAppendUpdates(
-        ...logKeys(botId),
-        keys.bot(botId),
-        keys.chats(botId),
-        keys.chatUsernames(botId),
-        keys.users(botId),
-        keys.messageSeq(botId),
-        keys.messages(botId),
-        ...args,
+      scripts.appendUpdates(
+        redis,
+        {
+          log: logKeys(botId),
+          bot: keys.bot(botId),
+          chats: keys.chats(botId),
+          chatUsernames: keys.chatUsernames(botId),
+          users: keys.users(botId),
+          messageSeq: keys.messageSeq(botId),
+          messages: keys.messages(botId),
+        },
+        { log: logArgs(botId), chats: parties.chats.length, users: parties.users.length, records: args },
       ),
-    (r) => r[0] === 1,
+    (reply) => reply?.webhook === true,
   );
-  if (reply[0] === -1) return undefined;
-  let r = 1;
+  if (!reply) return undefined;
+  const { results } = reply;
+  let r = 0;
   return known.map((kind, n): AppendOutcome => {
     if (!kind || !kind.produced) return { outcome: "dropped", reason: "unknown_kind" };
-    const v = reply[r++]!;
+    const v = results[r++]!;
     const out: AppendOutcome =
       typeof v === "number" ? { outcome: "appended", update_id: v } : { outcome: "dropped", reason: v as DropReason };
-    if (updates[n]!.history) out.message_id = reply[r++] as number;
+    if (updates[n]!.history) out.message_id = results[r++] as number;
     return out;
   });
 }
@@ -178,28 +187,30 @@ export type PollOutcome =
  * nothing ready it claims (or re-arms) the bot's waiting-poll slot.
  */
 export async function pollUpdates(redis: Redis, botId: string, read: PollRead): Promise<PollOutcome> {
-  const reply = await redis.spPollUpdates(
-    keys.updateLog(botId),
-    keys.updateSeq(botId),
-    keys.webhook(botId),
-    keys.pollOwner(botId),
-    read.offset,
-    read.limit,
-    read.now ?? Date.now(),
-    read.pollId,
-    read.mode,
-    read.ownerTtlMs,
-    keys.wakeChannel(botId),
-    botId,
+  return scripts.pollUpdates(
+    redis,
+    {
+      stream: keys.updateLog(botId),
+      counter: keys.updateSeq(botId),
+      webhook: keys.webhook(botId),
+      owner: keys.pollOwner(botId),
+    },
+    {
+      offset: read.offset,
+      limit: read.limit,
+      now: read.now ?? Date.now(),
+      pollId: read.pollId,
+      mode: read.mode,
+      ownerTtl: read.ownerTtlMs,
+      wakeChannel: keys.wakeChannel(botId),
+      botId,
+    },
   );
-  const head = reply[0];
-  if (head === "ok") return { outcome: "updates", updates: reply.slice(1) };
-  return { outcome: head as "webhook" | "wait" | "gone" };
 }
 
 /** Ends a waiting poll's claim on its bot unless another poll took it over. */
 export async function releasePoll(redis: Redis, botId: string, pollId: string): Promise<void> {
-  await redis.spReleasePoll(keys.pollOwner(botId), pollId);
+  await scripts.releasePoll(redis, { owner: keys.pollOwner(botId) }, { pollId });
 }
 
 /** One entry of the log as the webhook worker sees it. */

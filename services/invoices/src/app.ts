@@ -16,7 +16,6 @@ import { AnswerWaiters } from "./domain/answer-waiters.ts";
 import { BotUsers } from "./domain/bot-users.ts";
 import type { InvoiceDomain } from "./domain/deps.ts";
 import { invoiceHandlers } from "./handlers.ts";
-import { defineInvoiceScripts } from "./lua/index.ts";
 import { registerChatRoutes } from "./routes/chats.ts";
 import { registerPaymentRoute } from "./routes/payments.ts";
 
@@ -45,7 +44,6 @@ export interface InvoicesDeps {
 export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   const app = createHttpServer(deps.logger, { bodyLimit: 2 * 1024 * 1024 });
   const registry = deps.registry ?? new Registry("invoices");
-  defineInvoiceScripts(deps.redis);
   const waiters = new AnswerWaiters(deps.subscriber, keys.preCheckoutChannel);
   const chatWaiters = new AnswerWaiters(deps.subscriber, keys.chatWakeChannel);
   const callbackWaiters = new AnswerWaiters(deps.subscriber, keys.callbackAnswerChannel);

@@ -1,8 +1,8 @@
 --[[
   Adds a scripted fault for a bot's next calls and flags the bot hash, so the gateway's token
   check (which reads the bot hash anyway) knows when to look for faults at all.
-  KEYS[1] bot hash   KEYS[2] faults hash (id -> rule JSON)   KEYS[3] fault id counter
-  ARGV[1] rule JSON without its id (an object with at least one key)
+  KEYS[1] bot: bot hash   KEYS[2] faults: faults hash (id -> rule JSON)   KEYS[3] faultSeq: fault id counter
+  ARGV[1] rule: rule JSON without its id (an object with at least one key)
   Returns the new fault id, or -1 when the bot does not exist.
 ]]
 if redis.call("EXISTS", KEYS[1]) == 0 then return -1 end

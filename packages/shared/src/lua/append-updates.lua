@@ -3,13 +3,14 @@
   met in the payloads, then for each update records a message in its chat's history when asked
   (whether or not the bot takes the update: the user did send it) and appends it (update-log.lua:
   allowed_updates, the pending cap, the next update_id, the wake).
-  KEYS[1..4] the log's keys (update-log.lua)   KEYS[5] bot hash    KEYS[6] chats hash
-  KEYS[7] chat usernames hash      KEYS[8] users hash              KEYS[9] message_id counters hash
-  KEYS[10] messages hash (<chat>:<message id> -> Message JSON)
-  ARGV[1..3] the log's arguments (pending cap, wake channel, bot id)
-  ARGV[4] C, number of chats       ARGV[5] U, number of users
-  then C triples: chat id, lower-cased username ("" for none), Chat JSON
-  then U pairs: user id, User JSON
+  KEYS[1..4] log: the log's keys (update-log.lua)   KEYS[5] bot: bot hash    KEYS[6] chats: chats hash
+  KEYS[7] chatUsernames: chat usernames hash      KEYS[8] users: users hash
+  KEYS[9] messageSeq: message_id counters hash
+  KEYS[10] messages: messages hash (<chat>:<message id> -> Message JSON)
+  ARGV[1..3] log: the log's arguments (pending cap, wake channel, bot id)
+  ARGV[4] chats: C, number of chats       ARGV[5] users: U, number of users
+  ARGV[6..] records: C triples: chat id, lower-cased username ("" for none), Chat JSON,
+  then U pairs: user id, User JSON,
   then per update 7 values: kind, "1" when opt-in, queue key, expiry (Unix ms), payload JSON,
   history chat id ("" for none), message id ("" to take the chat's next one)
   Returns { -1 } when the bot does not exist; otherwise { webhook (0/1), r1, r2, ... } where each

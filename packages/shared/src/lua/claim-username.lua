@@ -4,8 +4,9 @@
   claim of another id (`expected`, whose bot the caller found missing: a creation interrupted
   between its two steps) is taken over only once older than `lease` ms, so a creation still in
   flight keeps its claim.
-  KEYS[1] bot usernames hash    ARGV[1] lower-cased username    ARGV[2] id    ARGV[3] expected
-  ARGV[4] lease (ms)
+  KEYS[1] usernames: bot usernames hash    ARGV[1] name: lower-cased username
+  ARGV[2] id: the new owner ("" removes)    ARGV[3] expected: the current owner ("" for none)
+  ARGV[4] lease: lease (ms)
   Returns 1 when done, 0 when the entry held something else (or a claim too young to take over).
 ]]
 local current = redis.call("HGET", KEYS[1], ARGV[1]) or ""

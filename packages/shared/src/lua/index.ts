@@ -1,68 +1,129 @@
-import { readFileSync } from "node:fs";
-import type { Redis } from "ioredis";
-import { botKeys } from "../redis-keys.ts";
+import type { Fault } from "../faults.ts";
+import type { PollOutcome, PollWaitMode } from "../update-log.ts";
+import { luaSlot, scriptsIn, type LuaValue } from "./bridge.ts";
 
-/** starpost's Lua commands, each defined once per client with defineCommand. */
-const SCRIPTS = {
-  spAppendUpdates: { file: "append-updates.lua", keys: 10 },
-  spPollUpdates: { file: "poll-updates.lua", keys: 4 },
-  spReleasePoll: { file: "release-poll.lua", keys: 1 },
-  spRecordWebhookFailure: { file: "record-webhook-failure.lua", keys: 2 },
-  spAddFault: { file: "add-fault.lua", keys: 3 },
-  spTakeFault: { file: "take-fault.lua", keys: 2 },
-  spRecordRequest: { file: "record-request.lua", keys: 2 },
-  spDeleteBot: { file: "delete-bot.lua", keys: botKeys(0).length },
-  spSetWebhook: { file: "set-webhook.lua", keys: 4 },
-  spDeleteWebhook: { file: "delete-webhook.lua", keys: 3 },
-  spCreateBot: { file: "create-bot.lua", keys: 1 },
-  spClaimUsername: { file: "claim-username.lua", keys: 1 },
-} as const;
+const { one, run, rest } = luaSlot;
 
-type Arg = string | number;
+export * from "./bridge.ts";
 
-declare module "ioredis" {
-  interface RedisCommander<Context> {
-    spAppendUpdates(...args: Arg[]): Promise<(number | string)[]>;
-    spPollUpdates(...args: Arg[]): Promise<string[]>;
-    spReleasePoll(...args: Arg[]): Promise<number>;
-    spRecordWebhookFailure(...args: Arg[]): Promise<number>;
-    spAddFault(...args: Arg[]): Promise<number>;
-    spTakeFault(...args: Arg[]): Promise<string | null>;
-    spRecordRequest(...args: Arg[]): Promise<number>;
-    spDeleteBot(...args: Arg[]): Promise<string | null>;
-    spSetWebhook(...args: Arg[]): Promise<number>;
-    spDeleteWebhook(...args: Arg[]): Promise<number>;
-    spCreateBot(...args: Arg[]): Promise<number>;
-    spClaimUsername(...args: Arg[]): Promise<number>;
-  }
-}
+const script = scriptsIn(import.meta.url);
 
-/** A table of Lua commands: command name -> file (beside `base`) and its number of KEYS. */
-export type LuaScripts = Record<string, { file: string; keys: number }>;
+/** The update log's first KEYS and ARGV (update-log.lua's log_open), in every script that appends. */
+export const logSlots = {
+  keys: () => run(4),
+  args: () => run<3, LuaValue>(3),
+  /** kind, opt-in flag, lifetime (ms) of an update a script builds itself. */
+  kind: () => run(3),
+};
+
+const flag = () => one<"0" | "1">();
+const done = (n: number) => n === 1;
 
 /**
- * A script's source; each line `--!include <file>` is replaced by that file of this folder (the
- * shared Lua, e.g. the update log's append), so scripts share code instead of copying it.
+ * starpost's shared Lua scripts, each declared once: its KEYS and ARGV by name (in the order of
+ * the header of its .lua file, which a test checks) and its reply decoded.
  */
-const sources = new Map<string, string>();
-function source(url: URL): string {
-  let lua = sources.get(url.href);
-  if (lua === undefined) {
-    lua = readFileSync(url, "utf8").replace(/^--!include (\S+)$/gm, (_, file: string) =>
-      source(new URL(`./${file}`, import.meta.url)),
-    );
-    sources.set(url.href, lua);
-  }
-  return lua;
-}
-
-/** Defines each script of `scripts` on the client with defineCommand (a service may have its own table). */
-export function defineLuaCommands(client: Redis, scripts: LuaScripts, base: string): void {
-  for (const [name, { file, keys }] of Object.entries(scripts)) {
-    client.defineCommand(name, { numberOfKeys: keys, lua: source(new URL(`./${file}`, base)) });
-  }
-}
-
-export function defineScripts(client: Redis): void {
-  defineLuaCommands(client, SCRIPTS, import.meta.url);
-}
+export const scripts = {
+  appendUpdates: script("append-updates.lua", {
+    keys: {
+      log: logSlots.keys(),
+      bot: one(),
+      chats: one(),
+      chatUsernames: one(),
+      users: one(),
+      messageSeq: one(),
+      messages: one(),
+    },
+    args: { log: logSlots.args(), chats: one<number>(), users: one<number>(), records: rest<LuaValue>() },
+    /** undefined when the bot does not exist; `results` per appended update: its id or drop reason, then its message id when recorded. */
+    reply: (r: (number | string)[]) => (r[0] === -1 ? undefined : { webhook: r[0] === 1, results: r.slice(1) }),
+  }),
+  pollUpdates: script("poll-updates.lua", {
+    keys: { stream: one(), counter: one(), webhook: one(), owner: one() },
+    args: {
+      offset: one<number>(),
+      limit: one<number>(),
+      now: one<number>(),
+      pollId: one(),
+      mode: one<PollWaitMode>(),
+      ownerTtl: one<number>(),
+      wakeChannel: one(),
+      botId: one(),
+    },
+    reply: ([head, ...updates]: string[]): PollOutcome =>
+      head === "ok" ? { outcome: "updates", updates } : { outcome: head as "webhook" | "wait" | "gone" },
+  }),
+  releasePoll: script("release-poll.lua", {
+    keys: { owner: one() },
+    args: { pollId: one() },
+    reply: done,
+  }),
+  recordWebhookFailure: script("record-webhook-failure.lua", {
+    keys: { webhook: one(), status: one() },
+    args: {
+      generation: one(),
+      dateField: one(),
+      date: one<number>(),
+      messageField: one(),
+      message: one(),
+      okField: one(),
+      retryField: one(),
+      retry: one(),
+    },
+    /** false when the webhook changed meanwhile. */
+    reply: done,
+  }),
+  addFault: script("add-fault.lua", {
+    keys: { bot: one(), faults: one(), faultSeq: one() },
+    args: { rule: one() },
+    /** the new fault's id; undefined when the bot does not exist. */
+    reply: (id: number) => (id < 0 ? undefined : id),
+  }),
+  takeFault: script("take-fault.lua", {
+    keys: { bot: one(), faults: one() },
+    args: { method: one() },
+    reply: (json: string | null) => (json === null ? undefined : (JSON.parse(json) as Fault)),
+  }),
+  recordRequest: script("record-request.lua", {
+    keys: { bot: one(), log: one() },
+    args: { entry: one(), kept: one<number>() },
+    reply: done,
+  }),
+  deleteBot: script("delete-bot.lua", {
+    keys: { all: rest() },
+    args: { wakeChannel: one(), message: one() },
+    /** the deleted bot's username; undefined when there was no bot. */
+    reply: (username: string | null) => username ?? undefined,
+  }),
+  setWebhook: script("set-webhook.lua", {
+    keys: { webhook: one(), status: one(), allowedUpdates: one(), log: one() },
+    args: {
+      drop: flag(),
+      allowedMode: one<"keep" | "default" | "set">(),
+      wakeChannel: one(),
+      message: one(),
+      fieldValues: one<number>(),
+      values: rest(),
+    },
+    /** the number of pending updates. */
+    reply: (pending: number) => pending,
+  }),
+  deleteWebhook: script("delete-webhook.lua", {
+    keys: { webhook: one(), status: one(), log: one() },
+    args: { drop: flag(), wakeChannel: one(), message: one() },
+    /** true when a webhook was removed. */
+    reply: done,
+  }),
+  createBot: script("create-bot.lua", {
+    keys: { bot: one() },
+    args: { fields: rest<LuaValue>() },
+    /** false when the id already had a bot. */
+    reply: done,
+  }),
+  claimUsername: script("claim-username.lua", {
+    keys: { usernames: one() },
+    args: { name: one(), id: one(), expected: one(), lease: one<number>() },
+    reply: done,
+  }),
+};
+export * from "./template.ts";

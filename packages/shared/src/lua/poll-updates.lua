@@ -2,12 +2,12 @@
   getUpdates' read, one round trip: refuses while a webhook is set, confirms below the offset,
   drops expired updates, returns up to limit; when nothing is ready and the caller will wait, it
   makes the caller the bot's one waiting poll and tells the previous one (on any replica) to go.
-  KEYS[1] update log stream        KEYS[2] update_id counter
-  KEYS[3] webhook hash             KEYS[4] poll owner string
-  ARGV[1] offset (0: from the oldest; > 0: confirm every id below it; < 0: keep the newest |offset|)
-  ARGV[2] limit (1..100)           ARGV[3] now, Unix ms
-  ARGV[4] poll id                  ARGV[5] wait mode: "none", "claim" (a new poll) or "rearm" (a woken one)
-  ARGV[6] owner TTL, ms            ARGV[7] wake shard channel   ARGV[8] bot id
+  KEYS[1] stream: update log stream        KEYS[2] counter: update_id counter
+  KEYS[3] webhook: webhook hash             KEYS[4] owner: poll owner string
+  ARGV[1] offset: 0: from the oldest; > 0: confirm every id below it; < 0: keep the newest |offset|
+  ARGV[2] limit: 1..100            ARGV[3] now: Unix ms
+  ARGV[4] pollId: poll id          ARGV[5] mode: wait mode, "none", "claim" (a new poll) or "rearm" (a woken one)
+  ARGV[6] ownerTtl: owner TTL, ms  ARGV[7] wakeChannel: wake shard channel   ARGV[8] botId: bot id
   Returns { "webhook" } | { "ok", update JSON... } | { "wait" } | { "gone" } (rearm, no longer the owner).
 ]]
 --!include log-entry.lua

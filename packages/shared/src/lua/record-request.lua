@@ -1,8 +1,8 @@
 --[[
   Appends an entry to a bot's request log and keeps only the newest entries. Only for a bot that
   still exists, so a call racing the bot's deletion leaves nothing behind.
-  KEYS[1] bot hash   KEYS[2] request log list
-  ARGV[1] entry JSON   ARGV[2] entries kept
+  KEYS[1] bot: bot hash   KEYS[2] log: request log list
+  ARGV[1] entry: entry JSON   ARGV[2] kept: entries kept
 ]]
 if redis.call("EXISTS", KEYS[1]) == 0 then return 0 end
 redis.call("RPUSH", KEYS[2], ARGV[1])

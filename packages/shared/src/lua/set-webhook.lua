@@ -4,10 +4,12 @@
   the bot's wake channel (waiting polls answer 409; a drain running for the old webhook re-reads
   it at once). The caller then makes sure a drain runs when updates are pending (the returned
   count); if it dies first, the workers' reconciler schedules the drain.
-  KEYS[1] webhook hash    KEYS[2] webhook status hash    KEYS[3] allowed_updates set    KEYS[4] update log
-  ARGV[1] "1" to drop pending updates    ARGV[2] allowed_updates: "keep", "default" or "set"
-  ARGV[3] wake shard channel    ARGV[4] the message announcing the change
-  ARGV[5] N, the number of webhook field/value values, then those N, then the allowed kinds
+  KEYS[1] webhook: webhook hash    KEYS[2] status: webhook status hash
+  KEYS[3] allowedUpdates: allowed_updates set    KEYS[4] log: update log
+  ARGV[1] drop: "1" to drop pending updates    ARGV[2] allowedMode: "keep", "default" or "set"
+  ARGV[3] wakeChannel: wake shard channel    ARGV[4] message: the message announcing the change
+  ARGV[5] fieldValues: N, the number of webhook field/value values
+  ARGV[6..] values: those N, then the allowed kinds
   Returns the number of pending updates.
 ]]
 if ARGV[1] == "1" then redis.call("DEL", KEYS[4]) end

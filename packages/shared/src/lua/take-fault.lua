@@ -1,8 +1,8 @@
 --[[
   Takes the oldest fault that matches a call's method (or "*"), counting one of its `times`;
   a used-up fault is removed, and the bot's flag with the last one.
-  KEYS[1] bot hash   KEYS[2] faults hash (id -> rule JSON)
-  ARGV[1] the method name as in the method table
+  KEYS[1] bot: bot hash   KEYS[2] faults: faults hash (id -> rule JSON)
+  ARGV[1] method: the method name as in the method table
   Returns the rule JSON as it was before this call, or false when none matches.
 ]]
 local rows = redis.call("HGETALL", KEYS[2])

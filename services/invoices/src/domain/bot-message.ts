@@ -1,10 +1,11 @@
-import { keys, RawJson, ok } from "@starpost/shared";
+import { fill, jsonTemplate, keys, RawJson, ok } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "./deps.ts";
+import { invoiceScripts } from "../lua/index.ts";
 
 export interface BotMessage {
-  /** the Message JSON after `date`, in the official key order. */
-  tail: string;
+  /** the Message's members after `date`, in the official key order (undefined ones left out). */
+  content: Record<string, unknown>;
   /** the invoice behind an invoice message; "" for a text. */
   record: string;
   /** the refusal when the chat is a group or supergroup. */
@@ -20,9 +21,25 @@ export type BotMessageOutcome = Outcome<
 >;
 
 /**
+ * The Message a bot sends, for send-invoice.lua to complete (lua/template.ts): every member built
+ * here in the official order; the step fills in message_id, chat, the sender member (`from` in
+ * a private chat, `sender_chat` in a channel) and, in the answer only, reply_to_message.
+ */
+function messageTemplate(botJson: string, date: number, content: Record<string, unknown>) {
+  const body = jsonTemplate(content).json;
+  const head = `{"message_id":${fill("message_id").json},${fill("sender").json},"chat":${fill("chat").json},"date":${date}${fill("reply").json}`;
+  return {
+    message: body === "{}" ? `${head}}` : `${head},${body.slice(1)}`,
+    from: `"from":${botJson}`,
+    senderChat: `"sender_chat":${fill("chat").json}`,
+    reply: `,"reply_to_message":${fill("replied").json}`,
+  };
+}
+
+/**
  * Sends a bot message (a text, or an invoice) in one Lua step: the chat, the replied message,
  * the chat's next message_id, the stored message, the wake-up of a waiting history read. The
- * Message JSON is assembled in key order by the Lua step and goes out as is.
+ * Message JSON is built here (messageTemplate), completed by the step and goes out as is.
  */
 export async function sendBotMessage(
   d: InvoiceDomain,
@@ -37,25 +54,27 @@ export async function sendBotMessage(
   const botJson = await d.bots.json(botId);
   if (botJson === undefined) return { outcome: "bot_unauthorized" };
   const reply = p.reply_parameters;
-  const [status, , message] = await d.redis.spSendInvoice(
-    keys.chats(botId),
-    keys.chatUsernames(botId),
-    keys.messageSeq(botId),
-    keys.messages(botId),
-    keys.invoices(botId),
-    p.chat_id,
-    botJson,
-    Math.floor(Date.now() / 1000),
-    m.tail,
-    m.record,
-    reply ? reply.message_id : "",
-    reply?.chat_id ?? "",
-    reply?.allow_sending_without_reply ? "1" : "0",
-    keys.chatWakeChannel(botId),
-    botId,
+  const sent = await invoiceScripts.sendInvoice(
+    d.redis,
+    {
+      chats: keys.chats(botId),
+      chatUsernames: keys.chatUsernames(botId),
+      messageSeq: keys.messageSeq(botId),
+      messages: keys.messages(botId),
+      invoices: keys.invoices(botId),
+    },
+    {
+      chatId: p.chat_id,
+      ...messageTemplate(botJson, Math.floor(Date.now() / 1000), m.content),
+      record: m.record,
+      replyTo: reply ? reply.message_id : "",
+      replyChat: reply?.chat_id ?? "",
+      withoutReply: reply?.allow_sending_without_reply ? "1" : "0",
+      wakeChannel: keys.chatWakeChannel(botId),
+      botId,
+    },
   );
-  if (status === "chat_not_found") return { outcome: "chat_not_found" };
-  if (status === "chat_type") return { outcome: m.chatTypeRefusal };
-  if (status === "reply_not_found") return { outcome: "reply_not_found" };
-  return ok(new RawJson(message!));
+  if (sent.status === "ok") return ok(new RawJson(sent.message));
+  if (sent.status === "chat_type") return { outcome: m.chatTypeRefusal };
+  return { outcome: sent.status };
 }

@@ -6,14 +6,14 @@ import type { InvoiceDomain } from "./deps.ts";
  * The keys every step that moves Stars writes, in its scripts' KEYS order: charges, ledger,
  * balance, message_id counters, messages, users' Stars.
  */
-export const moneyKeys = (botId: string) => [
-  keys.charges(botId),
-  keys.starLedger(botId),
-  keys.starBalance(botId),
-  keys.messageSeq(botId),
-  keys.messages(botId),
-  keys.userStars(botId),
-];
+export const moneyKeys = (botId: string) => ({
+  charges: keys.charges(botId),
+  ledger: keys.starLedger(botId),
+  balance: keys.starBalance(botId),
+  messageSeq: keys.messageSeq(botId),
+  messages: keys.messages(botId),
+  userStars: keys.userStars(botId),
+});
 
 /** getStarTransactions: the ledger oldest first, `offset`/`limit` already clamped by the schema. */
 export async function getStarTransactions(

@@ -19,6 +19,8 @@ import {
 import { crashPoint } from "../crash-point.ts";
 import type { Outcome } from "../outcomes.ts";
 import { moneyKeys } from "./ledger.ts";
+import { paymentJson } from "./payment-json.ts";
+import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { linkSlug, type LinkRecord } from "./invoice-link.ts";
 import type { InvoiceRecord } from "./send-invoice.ts";
@@ -208,45 +210,55 @@ async function payTarget(
 
   const fingerprint = JSON.stringify(t.fingerprint);
   let waiting = await d.waiters.wait(botId, queryId, d.answerTimeoutMs);
-  const [outcome, a, b] = await appendThenDeliver(
+  const recorded = await appendThenDeliver(
     d,
     botId,
     (redis) =>
-      redis.spRecordPreCheckout(
-        ...logKeys(botId),
-        keys.preCheckout(botId, queryId),
-        keys.users(botId),
-        keys.paymentKey(botId, key ?? ""),
-        ...logArgs(botId),
-        ...kindArgs("pre_checkout_query"),
-        updateKind("pre_checkout_query")!.queueKey(query),
-        JSON.stringify(query),
-        key === undefined ? QUERY_LIFETIME_MS : IDEMPOTENCY_LIFETIME_MS,
-        d.answerTimeoutMs,
-        String(user.id),
-        userJson,
-        key === undefined ? "0" : "1",
-        queryId,
-        fingerprint,
-        ...Object.entries(fields).flat(),
+      invoiceScripts.recordPreCheckout(
+        redis,
+        {
+          log: logKeys(botId),
+          query: keys.preCheckout(botId, queryId),
+          users: keys.users(botId),
+          idempotency: keys.paymentKey(botId, key ?? ""),
+        },
+        {
+          log: logArgs(botId),
+          kind: kindArgs("pre_checkout_query"),
+          queue: updateKind("pre_checkout_query")!.queueKey(query),
+          update: JSON.stringify(query),
+          lifetime: key === undefined ? QUERY_LIFETIME_MS : IDEMPOTENCY_LIFETIME_MS,
+          answerTimeout: d.answerTimeoutMs,
+          userId: String(user.id),
+          user: userJson,
+          idempotent: key === undefined ? "0" : "1",
+          queryId,
+          fingerprint,
+          fields: Object.entries(fields).flat(),
+        },
       ),
-    ([outcome, pending]) => outcome === "new" && pending === 1,
+    (r) => r.outcome === "new" && r.webhook,
   );
-  if (outcome === "repeat") {
+  const { outcome } = recorded;
+  if (recorded.outcome === "repeat") {
     d.waiters.wakeLocal(waiting.key);
-    if (b !== 1) return { outcome: "idempotency_key_reused" };
+    if (!recorded.sameRequest) return { outcome: "idempotency_key_reused" };
     // The first attempt's query: wait for its answer (or its deadline) like the first attempt.
-    queryId = String(a);
+    queryId = recorded.queryId;
     waiting = await d.waiters.wait(botId, queryId, d.answerTimeoutMs);
     const [state, deadline] = await redis.hmget(keys.preCheckout(botId, queryId), "state", "deadline");
     if (state !== "pending" || Number(deadline) <= Date.now()) d.waiters.wakeLocal(waiting.key);
   } else {
     // A bot that excluded pre_checkout_query from allowed_updates can never answer: expire now.
-    if (typeof b !== "number") d.waiters.wakeLocal(waiting.key);
+    if (!recorded.appended) d.waiters.wakeLocal(waiting.key);
   }
   await waiting.answered;
 
-  const [state, settledCharge, errorMessage] = await redis.spSettlePreCheckout(keys.preCheckout(botId, queryId));
+  const {
+    state,
+    chargeId: settledCharge,
+    errorMessage,
+  } = await invoiceScripts.settlePreCheckout(redis, { query: keys.preCheckout(botId, queryId) }, {});
   if (outcome === "repeat" && state === "missing") return ok({ status: "expired" });
   const result: PaymentResult =
     state === "paid"
@@ -273,27 +285,33 @@ export async function answerPreCheckoutQuery(
   // Ids are ours (digits only); anything else cannot name a query and must not shape a key.
   if (!/^\d{1,20}$/.test(queryId)) return { outcome: "pre_checkout_query_invalid" };
   crashPoint("answer-pre-checkout:before-script");
-  const [answer] = await appendThenDeliver(
+  const { answer } = await appendThenDeliver(
     d,
     botId,
     async (redis) => {
-      const reply = await redis.spAnswerPreCheckout(
-        ...logKeys(botId),
-        keys.preCheckout(botId, queryId),
-        ...moneyKeys(botId),
-        keys.subscriptions(botId),
-        keys.subscribers(botId),
-        keys.subscriptionsDue(botId),
-        keys.clockOffset(botId),
-        ...logArgs(botId),
-        ...kindArgs("message"),
-        p.ok ? "1" : "0",
-        p.error_message ?? "",
+      const reply = await invoiceScripts.answerPreCheckout(
+        redis,
+        {
+          log: logKeys(botId),
+          query: keys.preCheckout(botId, queryId),
+          ...moneyKeys(botId),
+          subscriptions: keys.subscriptions(botId),
+          subscribers: keys.subscribers(botId),
+          due: keys.subscriptionsDue(botId),
+          clock: keys.clockOffset(botId),
+        },
+        {
+          log: logArgs(botId),
+          kind: kindArgs("message"),
+          ok: p.ok ? "1" : "0",
+          errorMessage: p.error_message ?? "",
+          ...paymentJson.paid,
+        },
       );
       crashPoint("answer-pre-checkout:after-script");
       return reply;
     },
-    ([answer, pending]) => answer === "paid" && pending === 1,
+    (reply) => reply.answer === "paid" && reply.webhook,
   );
   if (answer === "invalid") return { outcome: "pre_checkout_query_invalid" };
   await d.waiters.wake(redis, botId, queryId);

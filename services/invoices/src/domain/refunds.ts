@@ -1,6 +1,8 @@
 import { appendThenDeliver, keys, kindArgs, logArgs, logKeys, type ParamsOf, ok } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
 import { moneyKeys } from "./ledger.ts";
+import { paymentJson } from "./payment-json.ts";
+import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
 /** The refund step's refusals, by its reply. */
@@ -19,22 +21,23 @@ export async function refundStarPayment(
   botId: string,
   p: ParamsOf<"refundStarPayment">,
 ): Promise<Outcome<true, { outcome: (typeof REFUSALS)[keyof typeof REFUSALS] }>> {
-  const [status] = await appendThenDeliver(
+  const { status } = await appendThenDeliver(
     d,
     botId,
     (redis) =>
-      redis.spRefundStarPayment(
-        ...logKeys(botId),
-        keys.users(botId),
-        ...moneyKeys(botId),
-        keys.clockOffset(botId),
-        ...logArgs(botId),
-        ...kindArgs("message"),
-        p.telegram_payment_charge_id,
-        String(p.user_id),
+      invoiceScripts.refundStarPayment(
+        redis,
+        { log: logKeys(botId), users: keys.users(botId), ...moneyKeys(botId), clock: keys.clockOffset(botId) },
+        {
+          log: logArgs(botId),
+          kind: kindArgs("message"),
+          chargeId: p.telegram_payment_charge_id,
+          userId: String(p.user_id),
+          ...paymentJson.refunded,
+        },
       ),
-    ([, pending]) => pending === 1,
+    (reply) => reply.webhook === true,
   );
-  if (status !== "refunded") return { outcome: REFUSALS[status as keyof typeof REFUSALS] };
+  if (status !== "refunded") return { outcome: REFUSALS[status] };
   return ok(true);
 }

@@ -11,10 +11,10 @@ export interface InvoiceRecord {
 }
 
 /**
- * The Message after `date`, as the official server orders it: invoice, reply_markup when one was
- * given, has_protected_content only when true.
+ * The Message members after `date`, as the official server orders them: invoice, reply_markup
+ * when one was given, has_protected_content only when true.
  */
-function messageTail(p: ParamsOf<"sendInvoice">): string {
+function invoiceContent(p: ParamsOf<"sendInvoice">): Record<string, unknown> {
   const { product } = p;
   const invoice = {
     title: product.title,
@@ -23,10 +23,11 @@ function messageTail(p: ParamsOf<"sendInvoice">): string {
     currency: product.currency,
     total_amount: product.total_amount,
   };
-  let tail = `,"invoice":${JSON.stringify(invoice)}`;
-  if (p.reply_markup) tail += `,"reply_markup":${JSON.stringify(p.reply_markup)}`;
-  if (p.protect_content) tail += `,"has_protected_content":true`;
-  return `${tail}}`;
+  return {
+    invoice,
+    reply_markup: p.reply_markup || undefined,
+    has_protected_content: p.protect_content || undefined,
+  };
 }
 
 /** sendInvoice after the parameter checks: the message and its invoice in one atomic store (Lua). */
@@ -38,7 +39,7 @@ export function sendInvoice(d: InvoiceDomain, botId: string, p: ParamsOf<"sendIn
     title: p.product.title,
   };
   return sendBotMessage(d, botId, p, {
-    tail: messageTail(p),
+    content: invoiceContent(p),
     record: JSON.stringify(record),
     chatTypeRefusal: "invoice_chat_type",
   });

@@ -12,6 +12,8 @@ import {
 } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
 import { moneyKeys } from "./ledger.ts";
+import { paymentJson } from "./payment-json.ts";
+import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { newChargeId } from "./payments.ts";
 
@@ -30,14 +32,12 @@ export async function editUserStarSubscription(
   botId: string,
   p: ParamsOf<"editUserStarSubscription">,
 ): Promise<Outcome<true, { outcome: (typeof EDIT_REFUSALS)[keyof typeof EDIT_REFUSALS] }>> {
-  const status = await d.redis.spEditSubscription(
-    keys.users(botId),
-    keys.subscriptions(botId),
-    p.telegram_payment_charge_id,
-    String(p.user_id),
-    p.is_canceled ? "1" : "0",
+  const status = await invoiceScripts.editSubscription(
+    d.redis,
+    { users: keys.users(botId), subscriptions: keys.subscriptions(botId) },
+    { chargeId: p.telegram_payment_charge_id, userId: String(p.user_id), cancel: p.is_canceled ? "1" : "0" },
   );
-  if (status !== "ok") return { outcome: EDIT_REFUSALS[status as keyof typeof EDIT_REFUSALS] };
+  if (status !== "ok") return { outcome: EDIT_REFUSALS[status] };
   return ok(true);
 }
 
@@ -61,22 +61,23 @@ export async function advanceClock(
     async (redis) => {
       const run = { date: 0, renewals: 0, ended: 0, pending: false };
       for (;;) {
-        const [status, detail] = await redis.spRenewSubscription(
-          ...logKeys(botId),
-          ...moneyKeys(botId),
-          keys.subscriptions(botId),
-          keys.subscriptionsDue(botId),
-          keys.clockOffset(botId),
-          keys.subscribers(botId),
-          ...logArgs(botId),
-          ...kindArgs("message"),
-          newChargeId(),
+        const renewal = await invoiceScripts.renewSubscription(
+          redis,
+          {
+            log: logKeys(botId),
+            ...moneyKeys(botId),
+            subscriptions: keys.subscriptions(botId),
+            due: keys.subscriptionsDue(botId),
+            clock: keys.clockOffset(botId),
+            subscribers: keys.subscribers(botId),
+          },
+          { log: logArgs(botId), kind: kindArgs("message"), chargeId: newChargeId(), ...paymentJson.renewed },
         );
-        if (status === "none") return { ...run, date: Number(detail) };
-        if (status === "ended") run.ended++;
+        if (renewal.status === "none") return { ...run, date: renewal.clock };
+        if (renewal.status === "ended") run.ended++;
         else {
           run.renewals++;
-          if (detail === 1) run.pending = true;
+          if (renewal.webhook) run.pending = true;
         }
       }
     },

@@ -7,16 +7,21 @@
   subscribed from the link, fails the payment instead. A second answer, on any replica, finds the
   query no longer pending and changes nothing. The caller wakes the waiting payment afterwards.
   Dates are the bot's clock (real time + KEYS[15]); the answer deadline and update lifetimes are real time.
-  KEYS[1..4] the log's keys          KEYS[5] pre-checkout query hash    KEYS[6] charges hash
-  KEYS[7] ledger list                KEYS[8] balance                    KEYS[9] message_id counters hash
-  KEYS[10] messages hash (the chat's history gets the service message too)
-  KEYS[11] users' Stars hash         KEYS[12] subscriptions hash        KEYS[13] subscribers hash
-  KEYS[14] subscriptions due zset    KEYS[15] the bot's clock offset (s)
-  ARGV[1..3] the log's arguments     ARGV[4..6] kind, opt-in, lifetime (ms) of message
-  ARGV[7] "1" ok, "0" refused        ARGV[8] error_message (when refused)
+  KEYS[1..4] log: the log's keys    KEYS[5] query: pre-checkout query hash    KEYS[6] charges: charges hash
+  KEYS[7] ledger: ledger list        KEYS[8] balance: balance        KEYS[9] messageSeq: message_id counters hash
+  KEYS[10] messages: messages hash (the chat's history gets the service message too)
+  KEYS[11] userStars: users' Stars hash    KEYS[12] subscriptions: subscriptions hash
+  KEYS[13] subscribers: subscribers hash   KEYS[14] due: subscriptions due zset
+  KEYS[15] clock: the bot's clock offset (s)
+  ARGV[1..3] log: the log's arguments      ARGV[4..6] kind: kind, opt-in, lifetime (ms) of message
+  ARGV[7] ok: "1" ok, "0" refused          ARGV[8] errorMessage: error_message (when refused)
+  ARGV[9] message: the successful_payment Message    ARGV[10] payment: successful_payment, one-time
+  ARGV[11] subscribed: successful_payment, a subscription's first    ARGV[12] transaction: the StarTransaction
+  (templates of payment-json.ts, filled in by fill.lua)
   Returns { "invalid" }, { "declined" }, { "failed" } or { "paid", webhook (0/1) }.
 ]]
 --!include update-log.lua
+--!include fill.lua
 local q = redis.call("HMGET", KEYS[5], "state", "deadline", "amount", "chat_id", "charge_id", "charge", "partner", "user",
   "chat", "paid_head", "queue", "user_id", "period", "link", "txn", "paid")
 if q[1] ~= "pending" then return { "invalid" } end
@@ -48,10 +53,11 @@ end
 local date = math.floor(now / 1000) + tonumber(redis.call("GET", KEYS[15]) or "0")
 local charge = cjson.decode(q[6])
 charge.date = date
-local paid = q[10]
+local values = { head = q[10], charge_id = cjson.encode(q[5]), amount = q[3], date = date, partner = q[7], from = q[8], chat = q[9] }
+local payment = ARGV[10]
 if period > 0 then
   local expires = date + period
-  paid = paid .. ',"subscription_expiration_date":' .. expires .. ',"is_recurring":true,"is_first_recurring":true'
+  values.expires, payment = expires, ARGV[11]
   charge.subscription = q[5]
   redis.call("HSET", KEYS[12], q[5], cjson.encode({
     id = q[5], link = q[14], user_id = q[12], chat_id = q[4], amount = amount, period = period, expires = expires,
@@ -60,16 +66,15 @@ if period > 0 then
   redis.call("HSET", KEYS[13], subscriber, q[5])
   redis.call("ZADD", KEYS[14], expires, q[5])
 end
-paid = paid .. ',"telegram_payment_charge_id":' .. cjson.encode(q[5]) .. ',"provider_payment_charge_id":""}'
+values.successful_payment = fill(payment, values)
 
 redis.call("HSET", KEYS[5], "state", "paid")
 redis.call("HSET", KEYS[6], q[5], cjson.encode(charge))
-redis.call("RPUSH", KEYS[7], '{"id":' .. cjson.encode(q[5]) .. ',"amount":' .. q[3] .. ',"date":' .. date .. ',"source":' .. q[7] .. '}')
+redis.call("RPUSH", KEYS[7], fill(ARGV[12], values))
 redis.call("INCRBY", KEYS[8], q[3])
 if stars then redis.call("HINCRBY", KEYS[11], q[12], -amount) end
-local message_id = redis.call("HINCRBY", KEYS[9], q[4], 1)
-local message = '{"message_id":' .. message_id .. ',"from":' .. q[8] .. ',"chat":' .. q[9] ..
-  ',"date":' .. date .. ',"successful_payment":' .. paid .. '}'
+values.message_id = redis.call("HINCRBY", KEYS[9], q[4], 1)
+local message_id, message = values.message_id, fill(ARGV[9], values)
 history_record(KEYS[9], KEYS[10], q[4], message_id, message)
 local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, ARGV[1], ARGV[2], ARGV[3])
 log_append(log, ARGV[4], ARGV[5], q[11], now + tonumber(ARGV[6]), message)

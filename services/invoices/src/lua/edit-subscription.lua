@@ -1,8 +1,8 @@
 --[[
   editUserStarSubscription, validated and done in one step: a subscription that has not ended is
   cancelled (its next renewal will not happen; it expires at its expiration date) or re-enabled.
-  KEYS[1] users hash                 KEYS[2] subscriptions hash
-  ARGV[1] first charge id            ARGV[2] user id                    ARGV[3] "1" cancel, "0" re-enable
+  KEYS[1] users: users hash          KEYS[2] subscriptions: subscriptions hash
+  ARGV[1] chargeId: first charge id  ARGV[2] userId: user id    ARGV[3] cancel: "1" cancel, "0" re-enable
   Returns "user_not_found", "not_found", "expired" or "ok".
 ]]
 if redis.call("HEXISTS", KEYS[1], ARGV[2]) == 0 then return "user_not_found" end

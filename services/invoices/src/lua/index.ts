@@ -1,33 +1,146 @@
-import type { Redis } from "ioredis";
-import { defineLuaCommands } from "@starpost/shared";
+import { logSlots, luaSlot, scriptsIn, type LuaValue } from "@starpost/shared";
 
-/** The invoices service's Lua commands (only this service moves money), defined once per client. */
-const SCRIPTS = {
-  spSendInvoice: { file: "send-invoice.lua", keys: 5 },
-  spRecordPreCheckout: { file: "record-pre-checkout.lua", keys: 7 },
-  spAnswerPreCheckout: { file: "answer-pre-checkout.lua", keys: 15 },
-  spSettlePreCheckout: { file: "settle-pre-checkout.lua", keys: 1 },
-  spRefundStarPayment: { file: "refund-star-payment.lua", keys: 12 },
-  spRenewSubscription: { file: "renew-subscription.lua", keys: 14 },
-  spEditSubscription: { file: "edit-subscription.lua", keys: 2 },
-  spReplaceMessage: { file: "replace-message.lua", keys: 1 },
-} as const;
+const { one, rest } = luaSlot;
 
-type Arg = string | number;
+const script = scriptsIn(import.meta.url);
 
-declare module "ioredis" {
-  interface RedisCommander<Context> {
-    spSendInvoice(...args: Arg[]): Promise<string[]>;
-    spRecordPreCheckout(...args: Arg[]): Promise<[string, number | string, number | string]>;
-    spAnswerPreCheckout(...args: Arg[]): Promise<[string, number?]>;
-    spSettlePreCheckout(...args: Arg[]): Promise<[string, string, string]>;
-    spRefundStarPayment(...args: Arg[]): Promise<[string, number?]>;
-    spReplaceMessage(...args: Arg[]): Promise<number>;
-    spRenewSubscription(...args: Arg[]): Promise<[string, (number | string)?]>;
-    spEditSubscription(...args: Arg[]): Promise<string>;
-  }
-}
+/** The keys of a bot's money, in the order the money scripts take them (see moneyKeys). */
+const moneySlots = () => ({
+  charges: one(),
+  ledger: one(),
+  balance: one(),
+  messageSeq: one(),
+  messages: one(),
+  userStars: one(),
+});
 
-export function defineInvoiceScripts(client: Redis): void {
-  defineLuaCommands(client, SCRIPTS, import.meta.url);
-}
+/**
+ * The invoices service's Lua scripts (only this service moves money), each declared once: KEYS
+ * and ARGV by name in the order of its .lua header (a test checks them), its reply decoded.
+ */
+export const invoiceScripts = {
+  sendInvoice: script("send-invoice.lua", {
+    keys: { chats: one(), chatUsernames: one(), messageSeq: one(), messages: one(), invoices: one() },
+    args: {
+      chatId: one(),
+      message: one(),
+      from: one(),
+      senderChat: one(),
+      reply: one(),
+      record: one(),
+      replyTo: one<number | "">(),
+      replyChat: one(),
+      withoutReply: one<"0" | "1">(),
+      wakeChannel: one(),
+      botId: one(),
+    },
+    reply: ([status, chatId, message]: [string, string?, string?]) =>
+      status === "ok"
+        ? { status: "ok" as const, chatId: chatId!, message: message! }
+        : { status: status as "chat_not_found" | "chat_type" | "reply_not_found" },
+  }),
+  recordPreCheckout: script("record-pre-checkout.lua", {
+    keys: { log: logSlots.keys(), query: one(), users: one(), idempotency: one() },
+    args: {
+      log: logSlots.args(),
+      kind: logSlots.kind(),
+      queue: one(),
+      update: one(),
+      lifetime: one<number>(),
+      answerTimeout: one<number>(),
+      userId: one(),
+      user: one(),
+      idempotent: one<"0" | "1">(),
+      queryId: one(),
+      fingerprint: one(),
+      fields: rest<LuaValue>(),
+    },
+    reply: ([outcome, a, b]: [string, number | string, number | string]) =>
+      outcome === "repeat"
+        ? { outcome: "repeat" as const, queryId: String(a), sameRequest: b === 1 }
+        : /** `appended` is false when the update was dropped (allowed_updates, the cap). */
+          { outcome: "new" as const, webhook: a === 1, appended: typeof b === "number" },
+  }),
+  answerPreCheckout: script("answer-pre-checkout.lua", {
+    keys: {
+      log: logSlots.keys(),
+      query: one(),
+      ...moneySlots(),
+      subscriptions: one(),
+      subscribers: one(),
+      due: one(),
+      clock: one(),
+    },
+    args: {
+      log: logSlots.args(),
+      kind: logSlots.kind(),
+      ok: one<"0" | "1">(),
+      errorMessage: one(),
+      message: one(),
+      payment: one(),
+      subscribed: one(),
+      transaction: one(),
+    },
+    /** `webhook`: a paid update went to a webhook bot's log (its drain is due). */
+    reply: ([answer, webhook]: [string, number?]) => ({
+      answer: answer as "invalid" | "declined" | "failed" | "paid",
+      webhook: webhook === 1,
+    }),
+  }),
+  settlePreCheckout: script("settle-pre-checkout.lua", {
+    keys: { query: one() },
+    args: {},
+    reply: ([state, chargeId, errorMessage]: [string, string, string]) => ({ state, chargeId, errorMessage }),
+  }),
+  refundStarPayment: script("refund-star-payment.lua", {
+    keys: { log: logSlots.keys(), users: one(), ...moneySlots(), clock: one() },
+    args: {
+      log: logSlots.args(),
+      kind: logSlots.kind(),
+      chargeId: one(),
+      userId: one(),
+      message: one(),
+      transaction: one(),
+    },
+    reply: ([status, webhook]: [string, number?]) => ({
+      status: status as "user_not_found" | "not_found" | "already_refunded" | "refunded",
+      webhook: webhook === 1,
+    }),
+  }),
+  renewSubscription: script("renew-subscription.lua", {
+    keys: {
+      log: logSlots.keys(),
+      ...moneySlots(),
+      subscriptions: one(),
+      due: one(),
+      clock: one(),
+      subscribers: one(),
+    },
+    args: {
+      log: logSlots.args(),
+      kind: logSlots.kind(),
+      chargeId: one(),
+      message: one(),
+      payment: one(),
+      transaction: one(),
+      refunded: one(),
+    },
+    reply: ([status, detail]: [string, (number | string)?]) =>
+      status === "none"
+        ? { status: "none" as const, clock: Number(detail) }
+        : status === "ended"
+          ? { status: "ended" as const, firstChargeId: String(detail) }
+          : { status: "renewed" as const, webhook: detail === 1 },
+  }),
+  editSubscription: script("edit-subscription.lua", {
+    keys: { users: one(), subscriptions: one() },
+    args: { chargeId: one(), userId: one(), cancel: one<"0" | "1">() },
+    reply: (status: string) => status as "user_not_found" | "not_found" | "expired" | "ok",
+  }),
+  replaceMessage: script("replace-message.lua", {
+    keys: { messages: one() },
+    args: { field: one(), read: one(), next: one() },
+    /** false when the message changed or is gone meanwhile. */
+    reply: (n: number) => n === 1,
+  }),
+};

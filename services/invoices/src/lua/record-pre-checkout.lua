@@ -3,14 +3,15 @@
   the charge, the ledger entry, the messages), registers the payer and appends the
   pre_checkout_query update (update-log.lua). The query's answer deadline is the server's clock.
   With an idempotency key, a key already used answers with its query instead, changing nothing.
-  KEYS[1..4] the log's keys          KEYS[5] pre-checkout query hash    KEYS[6] users hash
-  KEYS[7] the idempotency key's hash (any key of the bot's slot when there is none)
-  ARGV[1..3] the log's arguments     ARGV[4..6] kind, opt-in, lifetime (ms) of pre_checkout_query
-  ARGV[7] queue key                  ARGV[8] the PreCheckoutQuery JSON
-  ARGV[9] the query's lifetime (ms)  ARGV[10] how long the bot may take to answer (ms)
-  ARGV[11] payer's user id           ARGV[12] payer's User JSON
-  ARGV[13] "1" with an idempotency key    ARGV[14] query id    ARGV[15] the request's fingerprint
-  then field/value pairs of the query hash
+  KEYS[1..4] log: the log's keys    KEYS[5] query: pre-checkout query hash    KEYS[6] users: users hash
+  KEYS[7] idempotency: the idempotency key's hash (any key of the bot's slot when there is none)
+  ARGV[1..3] log: the log's arguments    ARGV[4..6] kind: kind, opt-in, lifetime (ms) of pre_checkout_query
+  ARGV[7] queue: queue key               ARGV[8] update: the PreCheckoutQuery JSON
+  ARGV[9] lifetime: the query's lifetime (ms)    ARGV[10] answerTimeout: how long the bot may take to answer (ms)
+  ARGV[11] userId: payer's user id       ARGV[12] user: payer's User JSON
+  ARGV[13] idempotent: "1" with an idempotency key    ARGV[14] queryId: query id
+  ARGV[15] fingerprint: the request's fingerprint
+  ARGV[16..] fields: field/value pairs of the query hash
   Returns { "new", webhook (0/1), update_id or the reason it was dropped } or
   { "repeat", the first query's id, 1 when the fingerprint matches else 0 }.
 ]]

@@ -7,15 +7,20 @@
   (is_recurring, not is_first_recurring, the next expiration date) in the chat's history and
   the bot's log (update-log.lua), and the next expiration. Dates are the moment the renewal came
   due; update lifetimes are real time.
-  KEYS[1..4] the log's keys          KEYS[5] charges hash               KEYS[6] ledger list
-  KEYS[7] balance                    KEYS[8] message_id counters hash   KEYS[9] messages hash
-  KEYS[10] users' Stars hash         KEYS[11] subscriptions hash        KEYS[12] subscriptions due zset
-  KEYS[13] the bot's clock offset (s) KEYS[14] subscribers hash
-  ARGV[1..3] the log's arguments     ARGV[4..6] kind, opt-in, lifetime (ms) of message
-  ARGV[7] the new charge's id
+  KEYS[1..4] log: the log's keys    KEYS[5] charges: charges hash      KEYS[6] ledger: ledger list
+  KEYS[7] balance: balance           KEYS[8] messageSeq: message_id counters hash
+  KEYS[9] messages: messages hash    KEYS[10] userStars: users' Stars hash
+  KEYS[11] subscriptions: subscriptions hash    KEYS[12] due: subscriptions due zset
+  KEYS[13] clock: the bot's clock offset (s)    KEYS[14] subscribers: subscribers hash
+  ARGV[1..3] log: the log's arguments      ARGV[4..6] kind: kind, opt-in, lifetime (ms) of message
+  ARGV[7] chargeId: the new charge's id
+  ARGV[8] message: the successful_payment Message    ARGV[9] payment: successful_payment of a renewal
+  ARGV[10] transaction: the StarTransaction    ARGV[11] refunded: the new charge's refunded_payment
+  (templates of payment-json.ts, filled in by fill.lua)
   Returns { "none", the bot's clock (Unix s) }, { "ended", first charge id } or { "renewed", webhook (0/1) }.
 ]]
 --!include update-log.lua
+--!include fill.lua
 local now = now_ms()
 local clock = math.floor(now / 1000) + tonumber(redis.call("GET", KEYS[13]) or "0")
 local due = redis.call("ZRANGE", KEYS[12], 0, 0, "WITHSCORES")
@@ -35,13 +40,16 @@ end
 
 local charge_id = ARGV[7]
 local expires = date + s.period
-local charge_json = cjson.encode(charge_id)
+local values = {
+  head = s.paid_head, charge_id = cjson.encode(charge_id), amount = s.amount, date = date, expires = expires,
+  partner = s.partner, from = s.from_json, chat = s.chat_json,
+}
 redis.call("HSET", KEYS[5], charge_id, cjson.encode({
   id = charge_id, status = "paid", user_id = s.user_id, chat_id = s.chat_id, amount = tostring(s.amount),
   date = date, queue = s.queue, from_json = s.from_json, chat_json = s.chat_json, partner = s.partner,
-  refunded_payment = s.paid_head .. ',"telegram_payment_charge_id":' .. charge_json .. '}', subscription = id,
+  refunded_payment = fill(ARGV[11], values), subscription = id,
 }))
-redis.call("RPUSH", KEYS[6], '{"id":' .. charge_json .. ',"amount":' .. s.amount .. ',"date":' .. date .. ',"source":' .. s.partner .. '}')
+redis.call("RPUSH", KEYS[6], fill(ARGV[10], values))
 redis.call("INCRBY", KEYS[7], s.amount)
 if stars then redis.call("HINCRBY", KEYS[10], s.user_id, -s.amount) end
 s.expires = expires
@@ -49,11 +57,9 @@ s.renewals = (s.renewals or 0) + 1
 redis.call("HSET", KEYS[11], id, cjson.encode(s))
 redis.call("ZADD", KEYS[12], expires, id)
 
-local paid = s.paid_head .. ',"subscription_expiration_date":' .. expires .. ',"is_recurring":true' ..
-  ',"telegram_payment_charge_id":' .. charge_json .. ',"provider_payment_charge_id":""}'
-local message_id = redis.call("HINCRBY", KEYS[8], s.chat_id, 1)
-local message = '{"message_id":' .. message_id .. ',"from":' .. s.from_json .. ',"chat":' .. s.chat_json ..
-  ',"date":' .. date .. ',"successful_payment":' .. paid .. '}'
+values.successful_payment = fill(ARGV[9], values)
+values.message_id = redis.call("HINCRBY", KEYS[8], s.chat_id, 1)
+local message_id, message = values.message_id, fill(ARGV[8], values)
 history_record(KEYS[8], KEYS[9], s.chat_id, message_id, message)
 local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, ARGV[1], ARGV[2], ARGV[3])
 log_append(log, ARGV[4], ARGV[5], s.queue, now + tonumber(ARGV[6]), message)

@@ -1,7 +1,7 @@
 --[[
   The waiting payment's last word: a query still pending when the wait ends becomes expired;
   one answered in the meantime keeps its answer (the caller gets that answer instead).
-  KEYS[1] pre-checkout query hash
+  KEYS[1] query: pre-checkout query hash
   Returns { state, charge id, error_message } ("" for missing fields); state "missing" when gone.
 ]]
 local q = redis.call("HMGET", KEYS[1], "state", "charge_id", "error_message")

@@ -1,5 +1,6 @@
 import { findChat, keys, RawJson, type ParamsOf, ok } from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
+import { invoiceScripts } from "../lua/index.ts";
 import type { Outcome } from "../outcomes.ts";
 
 type Message = Record<string, unknown>;
@@ -64,7 +65,14 @@ async function applyEdit(
     const next = edit(message);
     if (next.outcome !== "edited") return next;
     const nextJson = JSON.stringify(next.message);
-    if (await d.redis.spReplaceMessage(keys.messages(botId), field, json, nextJson)) return ok(new RawJson(nextJson));
+    if (
+      await invoiceScripts.replaceMessage(
+        d.redis,
+        { messages: keys.messages(botId) },
+        { field, read: json, next: nextJson },
+      )
+    )
+      return ok(new RawJson(nextJson));
   }
   return { outcome: "edit_conflict" };
 }

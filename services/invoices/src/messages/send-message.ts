@@ -2,24 +2,25 @@ import type { MessageEntity, ParamsOf } from "@starpost/shared";
 import { sendBotMessage, type BotMessageOutcome } from "../domain/bot-message.ts";
 import type { InvoiceDomain } from "../domain/deps.ts";
 
-/** The Message keys after `date` for a text, in the official order. */
-export function textTail(p: {
+/** The Message members after `date` for a text, in the official order. */
+export function textContent(p: {
   text: string;
   entities: MessageEntity[];
   reply_markup?: unknown;
   protect_content?: boolean;
-}): string {
-  let tail = `,"text":${JSON.stringify(p.text)}`;
-  if (p.entities.length > 0) tail += `,"entities":${JSON.stringify(p.entities)}`;
-  if (p.reply_markup) tail += `,"reply_markup":${JSON.stringify(p.reply_markup)}`;
-  if (p.protect_content) tail += `,"has_protected_content":true`;
-  return `${tail}}`;
+}): Record<string, unknown> {
+  return {
+    text: p.text,
+    entities: p.entities.length > 0 ? p.entities : undefined,
+    reply_markup: p.reply_markup || undefined,
+    has_protected_content: p.protect_content || undefined,
+  };
 }
 
 /** sendMessage after the parameter checks: the same atomic step as sendInvoice, with no invoice behind the message. */
 export function sendMessage(d: InvoiceDomain, botId: string, p: ParamsOf<"sendMessage">): Promise<BotMessageOutcome> {
   return sendBotMessage(d, botId, p, {
-    tail: textTail(p),
+    content: textContent(p),
     record: "",
     chatTypeRefusal: "message_chat_type",
   });

@@ -10,6 +10,7 @@ import {
   listFaults,
   parseWith,
   readRequests,
+  scripts,
   REQUEST_LOG_SIZE,
   RequestsQuery,
   sendError,
@@ -25,11 +26,19 @@ type BotParams = { Params: { botId: string } };
 
 /** `DELETE /platform/v1/bots/:botId`: the bot and all its data in one step, then its global index entries. */
 export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
-  const username = await redis.spDeleteBot(...botKeys(botId), keys.wakeChannel(botId), webhookDeletedMessage(botId));
-  if (username === null) return false;
+  const username = await scripts.deleteBot(
+    redis,
+    { all: botKeys(botId) },
+    { wakeChannel: keys.wakeChannel(botId), message: webhookDeletedMessage(botId) },
+  );
+  if (username === undefined) return false;
   // Outside the bot's slot, so after the step: the token already fails, these only free the name.
   // A compare-and-set: the name (and its claim time) goes only while it still names this bot.
-  await redis.spClaimUsername(keys.botUsernames(), username.toLowerCase(), "", botId, 0);
+  await scripts.claimUsername(
+    redis,
+    { usernames: keys.botUsernames() },
+    { name: username.toLowerCase(), id: "", expected: botId, lease: 0 },
+  );
   await redis.srem(keys.webhookBotsOf(botId), botId);
   return true;
 }

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { botFrom, hashToken, keys, newSecret, ok, parseToken, type CreateBotBody } from "@starpost/shared";
+import { botFrom, hashToken, keys, newSecret, ok, parseToken, scripts, type CreateBotBody } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
 
 /** Generated bot ids start here, clear of ids that tests and operators tend to pick by hand. */
@@ -14,11 +14,15 @@ const CLAIM_LEASE_MS = 10_000;
  * a creation interrupted between its two steps: it is taken over, so a retried creation succeeds.
  */
 async function claimUsername(redis: Redis, lower: string, id: string): Promise<boolean> {
-  if (await redis.spClaimUsername(keys.botUsernames(), lower, id, "", CLAIM_LEASE_MS)) return true;
+  if (await setUsername(redis, lower, id, "")) return true;
   const owner = await redis.hget(keys.botUsernames(), lower);
   if (owner === null || (await redis.exists(keys.bot(owner)))) return false;
-  return (await redis.spClaimUsername(keys.botUsernames(), lower, id, owner, CLAIM_LEASE_MS)) === 1;
+  return setUsername(redis, lower, id, owner);
 }
+
+/** The registry's compare-and-set (claim-username.lua) with the creation lease. */
+const setUsername = (redis: Redis, name: string, id: string, expected: string) =>
+  scripts.claimUsername(redis, { usernames: keys.botUsernames() }, { name, id, expected, lease: CLAIM_LEASE_MS });
 
 /**
  * `POST /platform/v1/bots`: registers a bot; a given token `<id>:<secret>` is used as is. Two
@@ -51,8 +55,8 @@ export async function createBot(
     first_name: firstName,
     created_at: Date.now(),
   };
-  if (!(await redis.spCreateBot(keys.bot(id), ...Object.entries(fields).flat()))) {
-    await redis.spClaimUsername(keys.botUsernames(), lower, "", id, CLAIM_LEASE_MS);
+  if (!(await scripts.createBot(redis, { bot: keys.bot(id) }, { fields: Object.entries(fields).flat() }))) {
+    await setUsername(redis, lower, "", id);
     return { outcome: "token_taken" };
   }
   // A creation that stalled past the lease may have lost its claim meanwhile: the new owner wins.

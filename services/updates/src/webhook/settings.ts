@@ -6,6 +6,7 @@ import {
   parseWebhookUrl,
   requestDrain,
   resolveWebhookHost,
+  scripts,
   saveAllowedUpdates,
   urlHost,
   webhookFields,
@@ -33,19 +34,20 @@ export async function deleteWebhook(
 ): Promise<Outcome<true, never>> {
   const { redis } = deps;
   // Pending updates stay for getUpdates unless dropped (even when no webhook was set).
-  const removed = await redis.spDeleteWebhook(
-    keys.webhook(botId),
-    keys.webhookStatus(botId),
-    keys.updateLog(botId),
-    dropPendingUpdates ? "1" : "0",
-    keys.wakeChannel(botId),
-    webhookDeletedMessage(botId),
+  const removed = await scripts.deleteWebhook(
+    redis,
+    { webhook: keys.webhook(botId), status: keys.webhookStatus(botId), log: keys.updateLog(botId) },
+    {
+      drop: dropPendingUpdates ? "1" : "0",
+      wakeChannel: keys.wakeChannel(botId),
+      message: webhookDeletedMessage(botId),
+    },
   );
   // The registry of webhook bots is global (another slot): updated after the bot's own step. A
   // bot left in it by a crash costs the reconciler one empty drain per pass until its next set/delete.
   await redis.srem(keys.webhookBotsOf(botId), botId);
-  if (removed === 1) deps.logger.info({ botId }, "webhook deleted");
-  return ok(true, removed === 1 ? "Webhook was deleted" : "Webhook is already deleted");
+  if (removed) deps.logger.info({ botId }, "webhook deleted");
+  return ok(true, removed ? "Webhook was deleted" : "Webhook is already deleted");
 }
 
 export async function setWebhook(
@@ -98,19 +100,22 @@ export async function setWebhook(
   // with a webhook even if this process dies right after the bot's own step.
   await redis.sadd(keys.webhookBotsOf(botId), botId);
   const fields = Object.entries(webhookFields(config)).flat();
-  const allowedMode = p.allowed_updates === undefined ? ["keep"] : p.allowed_updates === null ? ["default"] : ["set"];
-  const pending = await redis.spSetWebhook(
-    keys.webhook(botId),
-    keys.webhookStatus(botId),
-    keys.allowedUpdates(botId),
-    keys.updateLog(botId),
-    p.drop_pending_updates ? "1" : "0",
-    ...allowedMode,
-    keys.wakeChannel(botId),
-    webhookMessage(botId),
-    fields.length,
-    ...fields,
-    ...(p.allowed_updates ?? []),
+  const pending = await scripts.setWebhook(
+    redis,
+    {
+      webhook: keys.webhook(botId),
+      status: keys.webhookStatus(botId),
+      allowedUpdates: keys.allowedUpdates(botId),
+      log: keys.updateLog(botId),
+    },
+    {
+      drop: p.drop_pending_updates ? "1" : "0",
+      allowedMode: p.allowed_updates === undefined ? "keep" : p.allowed_updates === null ? "default" : "set",
+      wakeChannel: keys.wakeChannel(botId),
+      message: webhookMessage(botId),
+      fieldValues: fields.length,
+      values: [...fields, ...(p.allowed_updates ?? [])],
+    },
   );
   // The webhook key exists now, so a new getUpdates gets 409; end the one already waiting here at
   // once (the script's message ends those on other replicas).

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { keys, STATUS } from "@starpost/shared";
+import { keys, scripts, STATUS } from "@starpost/shared";
 import type { RetryState } from "../delivery/backoff.ts";
 
 /**
@@ -39,17 +39,19 @@ export interface Failure {
 
 /** A failed attempt: the last error and the update's next try, unless the webhook changed since. */
 export async function recordFailure(redis: Redis, botId: string, f: Failure): Promise<void> {
-  await redis.spRecordWebhookFailure(
-    keys.webhook(botId),
-    keys.webhookStatus(botId),
-    f.generation,
-    STATUS.lastErrorDate,
-    Math.floor(f.now / 1000),
-    STATUS.lastErrorMessage,
-    f.message,
-    STATUS.lastOk,
-    retryField(f.updateId),
-    f.retry ? `${f.retry.fails}:${f.retry.delay}:${f.retry.wakeupAt}` : "",
+  await scripts.recordWebhookFailure(
+    redis,
+    { webhook: keys.webhook(botId), status: keys.webhookStatus(botId) },
+    {
+      generation: f.generation,
+      dateField: STATUS.lastErrorDate,
+      date: Math.floor(f.now / 1000),
+      messageField: STATUS.lastErrorMessage,
+      message: f.message,
+      okField: STATUS.lastOk,
+      retryField: retryField(f.updateId),
+      retry: f.retry ? `${f.retry.fails}:${f.retry.delay}:${f.retry.wakeupAt}` : "",
+    },
   );
 }
 
