@@ -8,8 +8,8 @@ describe("shared Lua scripts", () => {
       expect(headerDisagreements(script), script.declaration.file).toEqual([]);
   });
 
-  it("every script of the folder is declared (the two files scripts include are not run alone)", () => {
-    const included = ["fill.lua", "update-log.lua"];
+  it("every script of the folder is declared (the files scripts include are not run alone)", () => {
+    const included = ["fill.lua", "log-entry.lua", "update-log.lua"];
     const files = readdirSync(new URL("../src/lua/", import.meta.url)).filter((f) => f.endsWith(".lua"));
     expect(files).toEqual(expect.arrayContaining(included));
     expect(
