@@ -1,4 +1,5 @@
 import type { Redis } from "ioredis";
+import { requestDrain, type DeliveryQueues } from "./delivery-queue.ts";
 import { keys } from "./redis-keys.ts";
 import { chatJson, type Chat } from "./chats.ts";
 import { updateKind } from "./update-kinds.ts";
@@ -9,8 +10,31 @@ export const MAX_PENDING_UPDATES = 100_000;
 
 export type DropReason = "not_allowed" | "too_many_pending" | "unknown_kind";
 export type AppendOutcome = (
-  { outcome: "appended"; update_id: number; webhook: boolean } | { outcome: "dropped"; reason: DropReason }
+  { outcome: "appended"; update_id: number } | { outcome: "dropped"; reason: DropReason }
 ) & { /** set when the update's message was recorded in its chat's history. */ message_id?: number };
+
+/** What a producer of updates needs: Redis for the Lua step, the delivery queues for a webhook bot. */
+export interface UpdateSink {
+  redis: Redis;
+  deliveryQueue: DeliveryQueues;
+}
+
+/**
+ * The one way to tell a bot something: runs `step`, a Lua script that appends through
+ * update-log.lua, then schedules the bot's webhook delivery when the script's pending signal
+ * (log_close's value, picked out of the reply by `pending`) says so. If this process dies in
+ * between, the workers' reconciler schedules it.
+ */
+export async function appendThenDeliver<R>(
+  sink: UpdateSink,
+  botId: string,
+  step: (redis: Redis) => Promise<R>,
+  pending: (reply: R) => boolean,
+): Promise<R> {
+  const reply = await step(sink.redis);
+  await requestDrain(sink.deliveryQueue, botId, { cause: "appended", pending: pending(reply) });
+  return reply;
+}
 
 /**
  * Records an update's message in its chat's history (`keys.messages`) in the same step:
@@ -60,11 +84,12 @@ export function kindArgs(name: string): [string, string, string] {
 
 /**
  * Appends updates (`{<kind>: payload}` without update_id) to the bot's log in one Lua call,
- * registering `parties` first. Filtering by allowed_updates happens here, at creation, as in the
- * official server; queued updates stay. `undefined` when the bot does not exist.
+ * registering `parties` first, and schedules their delivery (appendThenDeliver). Filtering by
+ * allowed_updates happens here, at creation, as in the official server; queued updates stay.
+ * `undefined` when the bot does not exist.
  */
 export async function appendUpdates(
-  redis: Redis,
+  sink: UpdateSink,
   botId: string,
   updates: NewUpdate[],
   parties: Parties = { chats: [], users: [] },
@@ -86,29 +111,33 @@ export async function appendUpdates(
     );
     args.push(u.history ? String(u.history.chatId) : "", u.history?.messageId ?? "");
   });
-  const reply = await scripts.appendUpdates(
-    redis,
-    {
-      log: logKeys(botId),
-      bot: keys.bot(botId),
-      chats: keys.chats(botId),
-      chatUsernames: keys.chatUsernames(botId),
-      users: keys.users(botId),
-      messageSeq: keys.messageSeq(botId),
-      messages: keys.messages(botId),
-    },
-    { log: logArgs(botId), chats: parties.chats.length, users: parties.users.length, records: args },
+  const reply = await appendThenDeliver(
+    sink,
+    botId,
+    (redis) =>
+      scripts.appendUpdates(
+        redis,
+        {
+          log: logKeys(botId),
+          bot: keys.bot(botId),
+          chats: keys.chats(botId),
+          chatUsernames: keys.chatUsernames(botId),
+          users: keys.users(botId),
+          messageSeq: keys.messageSeq(botId),
+          messages: keys.messages(botId),
+        },
+        { log: logArgs(botId), chats: parties.chats.length, users: parties.users.length, records: args },
+      ),
+    (reply) => reply?.webhook === true,
   );
   if (!reply) return undefined;
-  const { webhook, results } = reply;
+  const { results } = reply;
   let r = 0;
   return known.map((kind, n): AppendOutcome => {
     if (!kind || !kind.produced) return { outcome: "dropped", reason: "unknown_kind" };
     const v = results[r++]!;
     const out: AppendOutcome =
-      typeof v === "number"
-        ? { outcome: "appended", update_id: v, webhook }
-        : { outcome: "dropped", reason: v as DropReason };
+      typeof v === "number" ? { outcome: "appended", update_id: v } : { outcome: "dropped", reason: v as DropReason };
     if (updates[n]!.history) out.message_id = results[r++] as number;
     return out;
   });
@@ -119,14 +148,14 @@ export async function appendUpdates(
  * (tests back-date updates with `now`).
  */
 export async function appendUpdate(
-  redis: Redis,
+  sink: UpdateSink,
   botId: string,
   kind: string,
   payload: unknown,
   now = Date.now(),
   history?: HistoryEntry,
 ): Promise<AppendOutcome> {
-  const [outcome] = (await appendUpdates(redis, botId, [{ kind, payload, history }], undefined, now)) ?? [];
+  const [outcome] = (await appendUpdates(sink, botId, [{ kind, payload, history }], undefined, now)) ?? [];
   return outcome ?? { outcome: "dropped", reason: "unknown_kind" };
 }
 
@@ -197,21 +226,44 @@ export interface LogEntry {
   json: string;
 }
 
+/**
+ * The stream fields of an entry, the one place TypeScript spells them; Lua's are `ENTRY` in
+ * lua/log-entry.lua (a test reads back what the Lua wrote with these names).
+ */
+export const ENTRY_FIELDS = { kind: "k", queue: "q", expiresAt: "x", json: "u" } as const;
+
+/** An entry's XADD field/value list (tests fill a log directly with it). */
+export function encodeEntry(e: Omit<LogEntry, "update_id">): (string | number)[] {
+  return [
+    ENTRY_FIELDS.kind,
+    e.kind,
+    ENTRY_FIELDS.queue,
+    e.queue,
+    ENTRY_FIELDS.expiresAt,
+    e.expiresAt,
+    ENTRY_FIELDS.json,
+    e.json,
+  ];
+}
+
+/** An XRANGE row (`<update_id>-0`, flat field/value list) as a LogEntry. */
+export function decodeEntry(id: string, flat: string[]): LogEntry {
+  const fields: Record<string, string> = {};
+  for (let i = 0; i < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+  return {
+    update_id: Number(id.slice(0, id.indexOf("-"))),
+    kind: fields[ENTRY_FIELDS.kind]!,
+    queue: fields[ENTRY_FIELDS.queue]!,
+    expiresAt: Number(fields[ENTRY_FIELDS.expiresAt]),
+    json: fields[ENTRY_FIELDS.json]!,
+  };
+}
+
 /** Reads up to `count` entries after `afterId` (exclusive), oldest first, without confirming. */
 export async function readEntries(redis: Redis, botId: string, afterId: number, count: number): Promise<LogEntry[]> {
   const start = afterId > 0 ? `(${afterId}-0` : "-";
   const rows = (await redis.xrange(keys.updateLog(botId), start, "+", "COUNT", count)) as [string, string[]][];
-  return rows.map(([id, f]) => {
-    const fields: Record<string, string> = {};
-    for (let i = 0; i < f.length; i += 2) fields[f[i]!] = f[i + 1]!;
-    return {
-      update_id: Number(id.slice(0, id.indexOf("-"))),
-      kind: fields.k!,
-      queue: fields.q!,
-      expiresAt: Number(fields.x),
-      json: fields.u!,
-    };
-  });
+  return rows.map(([id, flat]) => decodeEntry(id, flat));
 }
 
 /** Confirms (deletes) the given updates, e.g. after a webhook delivery succeeded or expired. */

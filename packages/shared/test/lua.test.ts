@@ -9,7 +9,7 @@ describe("shared Lua scripts", () => {
   });
 
   it("every script of the folder is declared (the files scripts include are not run alone)", () => {
-    const included = ["fill.lua", "update-log.lua", "wake.lua"];
+    const included = ["fill.lua", "log-entry.lua", "update-log.lua", "wake.lua"];
     const files = readdirSync(new URL("../src/lua/", import.meta.url)).filter((f) => f.endsWith(".lua"));
     expect(files).toEqual(expect.arrayContaining(included));
     expect(

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
 import {
   appendUpdate,
+  createDeliveryQueue,
   createLogger,
+  type DeliveryQueues,
   createRedis,
   encodeWakeMessage,
   keys,
@@ -16,16 +18,19 @@ describe("wake messages", () => {
   let server: RedisServer;
   let redis: Redis;
   let subscriber: Redis;
+  let deliveryQueue: DeliveryQueues;
   const heard: string[] = [];
 
   beforeAll(async () => {
     server = await startRedis();
     const logger = createLogger("test", "silent");
     redis = createRedis({ url: server.url, logger, role: "test" });
+    deliveryQueue = createDeliveryQueue(redis);
     subscriber = createRedis({ url: server.url, logger, role: "test-subscriber" });
     subscriber.on("smessage", (_channel: string, message: string) => heard.push(message));
   });
   afterAll(async () => {
+    await deliveryQueue?.close();
     await Promise.all([redis?.quit(), subscriber?.quit()]);
     await server?.stop();
   });
@@ -35,6 +40,7 @@ describe("wake messages", () => {
       { kind: "grew", botId: "42" },
       { kind: "conflict", botId: "42", pollId: "r1.7" },
       { kind: "webhook", botId: "42" },
+      { kind: "webhook_deleted", botId: "42" },
     ];
     for (const m of all) expect(parseWakeMessage(encodeWakeMessage(m))).toEqual(m);
     expect(parseWakeMessage("42 something")).toBeUndefined();
@@ -52,7 +58,7 @@ describe("wake messages", () => {
 
     await redis.hset(keys.bot(botId), "id", botId); // the log takes updates only for a bot that exists
     const callback = { id: "1", from: { id: 5, is_bot: false, first_name: "A" }, chat_instance: "1", data: "x" };
-    expect((await appendUpdate(redis, botId, "callback_query", callback)).outcome).toBe("appended");
+    expect((await appendUpdate({ redis, deliveryQueue }, botId, "callback_query", callback)).outcome).toBe("appended");
     await eventually(() => heard.length >= 2, 10_000, "the grew message");
     expect(parseWakeMessage(heard[1]!)).toEqual({ kind: "grew", botId });
   });

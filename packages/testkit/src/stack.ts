@@ -7,6 +7,7 @@ import {
   createLogger,
   createRedis,
   ServiceClient,
+  type DeliveryQueues,
   type Logger,
   type Redis,
 } from "@starpost/shared";
@@ -22,6 +23,8 @@ export interface TestStack {
   /** the private Redis Cluster, with STARPOST_TEST_REDIS=cluster. */
   cluster?: RedisCluster;
   redis: Redis;
+  /** the services' webhook delivery queues (with `redis`, an UpdateSink for appending directly). */
+  deliveryQueue: DeliveryQueues;
   gatewayUrl: string;
   updatesUrl: string;
   invoicesUrl: string;
@@ -99,6 +102,7 @@ export async function startStack(opts: { logger?: Logger; redisServer?: RedisSer
     redisServer: redisServer as RedisServer,
     cluster,
     redis: redisFor("test"),
+    deliveryQueue: queue,
     ...first,
     platform: cluster
       ? new SpreadingPlatform(platformUrl, TEST_PLATFORM_TOKEN, await cluster.masters())

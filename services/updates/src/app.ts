@@ -6,7 +6,6 @@ import {
   registerOps,
   Registry,
   createHttpServer,
-  scheduleDrain,
   type DeliveryQueues,
   type Logger,
   type ReplicaWaitOptions,
@@ -44,7 +43,7 @@ export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
   registerOps(app, { registry, ready: async () => (await deps.redis.ping()) === "PONG" });
   registerPlatformRoutes(app, {
     redis: deps.redis,
-    onWebhookPending: (botId) => scheduleDrain(deps.deliveryQueue, botId),
+    deliveryQueue: deps.deliveryQueue,
     onDropped: (reason) => dropped.inc({ reason }),
   });
   const polls = new PollHub({ redis: deps.redis, subscriber: deps.subscriber, logger: deps.logger, registry });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keys, MAX_PENDING_UPDATES } from "@starpost/shared";
+import { encodeEntry, keys, MAX_PENDING_UPDATES } from "@starpost/shared";
 import { startStack, userMessage, type TestStack } from "@starpost/testkit";
 import { getUpdates, ids, metric } from "./polling-helpers.ts";
 
@@ -14,24 +14,14 @@ afterAll(async () => {
 describe("at most 100,000 pending updates per bot", () => {
   it("drops the excess, counts it in metrics, and frees the memory once confirmed", async () => {
     const bot = await stack.platform.createBot();
-    // Fill the log the fast way (pipelined XADDs shaped like update-log.lua's entries).
+    // Fill the log the fast way (pipelined XADDs of entries shaped by encodeEntry).
     const log = keys.updateLog(bot.id);
     const expires = Date.now() + 86_400_000;
     for (let from = 1; from <= MAX_PENDING_UPDATES; from += 10_000) {
       const pipe = stack.redis.pipeline();
       for (let id = from; id < from + 10_000; id++) {
-        pipe.xadd(
-          log,
-          `${id}-0`,
-          "k",
-          "message",
-          "q",
-          "c1",
-          "x",
-          expires,
-          "u",
-          `{"update_id":${id},"message":{"message_id":${id}}}`,
-        );
+        const json = `{"update_id":${id},"message":{"message_id":${id}}}`;
+        pipe.xadd(log, `${id}-0`, ...encodeEntry({ kind: "message", queue: "c1", expiresAt: expires, json }));
       }
       await pipe.exec();
     }

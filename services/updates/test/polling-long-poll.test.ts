@@ -140,16 +140,10 @@ describe("expiry", () => {
     const botId = String(bot.id);
     const callback = { id: "cb1", from: { id: 5, is_bot: false, first_name: "Ann" }, chat_instance: "x", data: "d" };
     const now = Date.now();
-    const old = await appendUpdate(stack.redis, botId, "callback_query", callback, now - 151_000);
-    const fresh = await appendUpdate(stack.redis, botId, "callback_query", callback, now - 149_000);
-    const oldMessage = await appendUpdate(
-      stack.redis,
-      botId,
-      "message",
-      userMessage(5, "old").message,
-      now - 86_401_000,
-    );
-    const message = await appendUpdate(stack.redis, botId, "message", userMessage(5, "new").message, now - 86_000_000);
+    const old = await appendUpdate(stack, botId, "callback_query", callback, now - 151_000);
+    const fresh = await appendUpdate(stack, botId, "callback_query", callback, now - 149_000);
+    const oldMessage = await appendUpdate(stack, botId, "message", userMessage(5, "old").message, now - 86_401_000);
+    const message = await appendUpdate(stack, botId, "message", userMessage(5, "new").message, now - 86_000_000);
     expect([old, fresh, oldMessage, message].map((o) => o.outcome)).toEqual([
       "appended",
       "appended",

@@ -5,16 +5,16 @@ import {
   createDeliveryQueue,
   createHttpServer,
   keys,
-  pendingCount,
   registerOps,
   Registry,
-  scheduleDrain,
+  requestDrain,
   type DrainJob,
   type Logger,
   type ServiceClient,
 } from "@starpost/shared";
 import { WebhookSender, type SenderOptions } from "./delivery/sender.ts";
 import { BotDrain, type DrainOutcome } from "./drain/bot-drain.ts";
+import { WebhookChanges } from "./drain/webhook-changes.ts";
 import { workerMetrics } from "./metrics.ts";
 import { startReconciler } from "./reconciler.ts";
 import { replyMethodRunner } from "./reply-method.ts";
@@ -35,6 +35,8 @@ export async function buildOpsApp(deps: WorkerDeps): Promise<FastifyInstance> {
 export interface DeliveryWorkerDeps extends WorkerDeps {
   /** a BullMQ connection (`createRedis({ bullmq: true })`) for the worker and its queue. */
   connection: Redis;
+  /** the process's one subscriber connection: webhook changes pushed to its drains. */
+  subscriber: Redis;
   /** runs methods found in webhook answers in their owning services. */
   services: ServiceClient;
   /** bots drained at once by this process. */
@@ -62,6 +64,7 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const replies = replyMethodRunner(deps.services, logger, metrics);
   const stop = new AbortController();
   const followUps = new Set<Promise<void>>();
+  const changes = new WebhookChanges(deps.subscriber, logger);
 
   deps.registry.gauge(
     "starpost_webhook_queue_depth",
@@ -80,6 +83,9 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     backoffScale: deps.backoffScale,
     deliver: sender.deliver.bind(sender),
     onReply: replies.run,
+    changes,
+    // A lost change announcement is noticed on the reconciler's rhythm.
+    recheckMs: deps.reconcileMs,
   };
 
   // One BullMQ worker per delivery queue shard: this process drains bots of every shard, its
@@ -108,15 +114,12 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    * the job is gone, look at the log again and schedule the next drain (at the retry time when
    * the drain ended waiting for one).
    */
-  async function afterDrain(botId: string, outcome: DrainOutcome | undefined) {
-    if (!(await redis.exists(keys.webhook(botId)))) return;
-    if ((await pendingCount(redis, botId)) === 0) return;
-    const delay = outcome?.reason === "backoff" ? Math.max(0, outcome.retryAt - Date.now()) : 0;
-    await scheduleDrain(queue, botId, delay);
-  }
-  const follow = (botId: string, outcome: DrainOutcome | undefined) => {
-    const p = afterDrain(botId, outcome).catch((err: Error) =>
-      logger.warn({ botId, err: { message: err.message } }, "could not schedule the next drain; the reconciler will"),
+  const follow = (botId: string, outcome: DrainOutcome) => {
+    const retryAt = outcome.reason === "backoff" ? outcome.retryAt : undefined;
+    const p = requestDrain(queue, botId, { cause: "recheck", redis, retryAt }).then(
+      () => undefined,
+      (err: Error) =>
+        logger.warn({ botId, err: { message: err.message } }, "could not schedule the next drain; the reconciler will"),
     );
     followUps.add(p);
     void p.finally(() => followUps.delete(p));
@@ -147,6 +150,7 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       await Promise.all(workers.map((w) => w.close()));
       await Promise.allSettled([...followUps]);
       await replies.settle();
+      await changes.close();
       await queue.close();
       await sender.close();
     },

@@ -25,6 +25,7 @@ try {
 
 const redis = createRedis({ ...redisTarget(config), logger, role: "worker" });
 const connection = createRedis({ ...redisTarget(config), logger, role: "worker-queue", bullmq: true });
+const subscriber = createRedis({ ...redisTarget(config), logger, role: "worker-subscriber" });
 const services = new ServiceClient(
   { invoices: config.INVOICES_URL, updates: config.UPDATES_URL },
   config.INTERNAL_TOKEN,
@@ -34,6 +35,7 @@ const registry = new Registry("webhook-worker");
 const worker = buildWorker({
   redis,
   connection,
+  subscriber,
   logger,
   registry,
   services,
@@ -61,7 +63,8 @@ onShutdown(
     await app.close();
     await services.close();
     await connection.quit();
+    await subscriber.quit();
     await redis.quit();
   },
-  { redis: [redis, connection] },
+  { redis: [redis, connection, subscriber] },
 );

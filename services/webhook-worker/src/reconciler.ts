@@ -1,15 +1,9 @@
 import type { Redis } from "ioredis";
-import {
-  keys,
-  pendingCount,
-  scheduleDrain,
-  WEBHOOK_BOT_SHARDS,
-  type DeliveryQueues,
-  type Logger,
-} from "@starpost/shared";
+import { keys, requestDrain, WEBHOOK_BOT_SHARDS, type DeliveryQueues, type Logger } from "@starpost/shared";
 
 /**
- * Every few seconds, makes sure each bot with a webhook and pending updates has a drain job. It
+ * Every few seconds, makes sure each bot with a webhook and pending updates has a drain job
+ * (requestDrain's "recheck": a bot left in the index by a crash costs one look, no drain). It
  * covers what the per-append scheduling cannot: an append deduplicated while a drain was ending,
  * a worker that died between finishing a drain and scheduling the next, a Redis restart.
  * Adding a job for a bot that has one (waiting, running or delayed) is a no-op. The bots with a
@@ -27,8 +21,7 @@ export function startReconciler(opts: { redis: Redis; queue: DeliveryQueues; log
     do {
       const [next, ids] = await redis.sscan(keys.webhookBots(shard), cursor, "COUNT", 500);
       cursor = next;
-      const pending = await Promise.all(ids.map((id) => pendingCount(redis, id)));
-      await Promise.all(ids.filter((_, i) => pending[i]! > 0).map((id) => scheduleDrain(queue, id)));
+      await Promise.all(ids.map((id) => requestDrain(queue, id, { cause: "recheck", redis })));
     } while (cursor !== "0" && !stopped);
   }
 

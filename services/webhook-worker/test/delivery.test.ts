@@ -171,7 +171,7 @@ describe("webhook delivery", () => {
     await bot.api("setWebhook", { url: r.url });
     // A callback query (150 s lifetime) created 149 s ago: the 5 s Retry-After outlives it.
     await appendUpdate(
-      stack.redis,
+      stack,
       String(bot.id),
       "callback_query",
       { id: "q1", from: { id: 9, is_bot: false, first_name: "A" }, chat_instance: "1", data: "x" },

@@ -14,12 +14,14 @@ export function startWorker(
     role: "test-worker-queue",
     bullmq: true,
   });
+  const subscriber = createRedis({ url: stack.redisServer.url, logger: stack.logger, role: "test-worker-subscriber" });
   const services = new ServiceClient({ invoices: stack.invoicesUrl, updates: stack.updatesUrl }, "test-internal-token");
   const registry = new Registry("webhook-worker");
   const { sender, ...rest } = overrides;
   const worker = buildWorker({
     redis,
     connection,
+    subscriber,
     logger: stack.logger,
     registry,
     services,
@@ -38,6 +40,7 @@ export function startWorker(
       await worker.close();
       await services.close();
       await connection.quit();
+      await subscriber.quit();
       await redis.quit();
     },
   };

@@ -1,11 +1,15 @@
 --[[
   deleteWebhook (and setWebhook with an empty url) in one step: removes the webhook and its
-  delivery status, drops pending updates when asked (otherwise they stay for getUpdates).
+  delivery status, drops pending updates when asked (otherwise they stay for getUpdates), and when
+  a webhook was removed announces it on the bot's wake channel (a drain running for it re-reads
+  the webhook at once and hands the updates over; waiting polls ignore the message).
   KEYS[1] webhook: webhook hash    KEYS[2] status: webhook status hash    KEYS[3] log: update log
-  ARGV[1] drop: "1" to drop pending updates
+  ARGV[1] drop: "1" to drop pending updates    ARGV[2] wakeChannel: wake shard channel
+  ARGV[3] message: the message announcing it
   Returns 1 when a webhook was removed, else 0.
 ]]
 local removed = redis.call("DEL", KEYS[1])
 redis.call("DEL", KEYS[2])
 if ARGV[1] == "1" then redis.call("DEL", KEYS[3]) end
+if removed == 1 then redis.call("SPUBLISH", ARGV[2], ARGV[3]) end
 return removed

@@ -91,7 +91,7 @@ export const scripts = {
   }),
   deleteBot: script("delete-bot.lua", {
     keys: { all: rest() },
-    args: {},
+    args: { wakeChannel: one(), message: one() },
     /** the deleted bot's username; undefined when there was no bot. */
     reply: (username: string | null) => username ?? undefined,
   }),
@@ -100,6 +100,8 @@ export const scripts = {
     args: {
       drop: flag(),
       allowedMode: one<"keep" | "default" | "set">(),
+      wakeChannel: one(),
+      message: one(),
       fieldValues: one<number>(),
       values: rest(),
     },
@@ -108,7 +110,7 @@ export const scripts = {
   }),
   deleteWebhook: script("delete-webhook.lua", {
     keys: { webhook: one(), status: one(), log: one() },
-    args: { drop: flag() },
+    args: { drop: flag(), wakeChannel: one(), message: one() },
     /** true when a webhook was removed. */
     reply: done,
   }),

@@ -12,6 +12,7 @@
   Returns { "webhook" } | { "ok", update JSON... } | { "wait" } | { "gone" } (rearm, no longer the owner).
 ]]
 --!include wake.lua
+--!include log-entry.lua
 
 if redis.call("EXISTS", KEYS[3]) == 1 then return { "webhook" } end
 local offset = tonumber(ARGV[1])
@@ -42,15 +43,13 @@ while #out <= limit and budget > 0 do
   local batch = redis.call("XRANGE", KEYS[1], start, "+", "COUNT", limit + 1 - #out)
   if #batch == 0 then break end
   for _, entry in ipairs(batch) do
-    local f = entry[2]
-    local fields = {}
-    for i = 1, #f, 2 do fields[f[i]] = f[i + 1] end
-    if tonumber(fields["x"]) <= now then
+    local e = entry_read(entry[2])
+    if e.expiry <= now then
       redis.call("XDEL", KEYS[1], entry[1])
     else
-      budget = budget - 50 - #fields["u"]
+      budget = budget - 50 - #e.update
       if budget <= 0 and #out > 1 then break end
-      out[#out + 1] = fields["u"]
+      out[#out + 1] = e.update
     end
     start = "(" .. entry[1]
   end

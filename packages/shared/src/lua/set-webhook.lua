@@ -1,20 +1,22 @@
 --[[
   setWebhook (with a URL) in one step: drops pending updates when asked, stores allowed_updates,
-  replaces the webhook (a new generation) and clears the delivery status. The caller then ends
-  the bot's waiting polls and makes sure a drain runs when updates are pending (the returned
-  count); if it dies first, a waiting poll's next read answers 409 and the workers' reconciler
-  schedules the drain.
+  replaces the webhook (a new generation), clears the delivery status and announces the change on
+  the bot's wake channel (waiting polls answer 409; a drain running for the old webhook re-reads
+  it at once). The caller then makes sure a drain runs when updates are pending (the returned
+  count); if it dies first, the workers' reconciler schedules the drain.
   KEYS[1] webhook: webhook hash    KEYS[2] status: webhook status hash
   KEYS[3] allowedUpdates: allowed_updates set    KEYS[4] log: update log
   ARGV[1] drop: "1" to drop pending updates    ARGV[2] allowedMode: "keep", "default" or "set"
-  ARGV[3] fieldValues: N, the number of webhook field/value values
-  ARGV[4..] values: those N, then the allowed kinds
+  ARGV[3] wakeChannel: wake shard channel    ARGV[4] message: the message announcing the change
+  ARGV[5] fieldValues: N, the number of webhook field/value values
+  ARGV[6..] values: those N, then the allowed kinds
   Returns the number of pending updates.
 ]]
 if ARGV[1] == "1" then redis.call("DEL", KEYS[4]) end
-local n = tonumber(ARGV[3])
+local n = tonumber(ARGV[5])
 if ARGV[2] ~= "keep" then redis.call("DEL", KEYS[3]) end
-if ARGV[2] == "set" then redis.call("SADD", KEYS[3], unpack(ARGV, 4 + n)) end
+if ARGV[2] == "set" then redis.call("SADD", KEYS[3], unpack(ARGV, 6 + n)) end
 redis.call("DEL", KEYS[1], KEYS[2])
-redis.call("HSET", KEYS[1], unpack(ARGV, 4, 3 + n))
+redis.call("HSET", KEYS[1], unpack(ARGV, 6, 5 + n))
+redis.call("SPUBLISH", ARGV[3], ARGV[4])
 return redis.call("XLEN", KEYS[4])

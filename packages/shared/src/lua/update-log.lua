@@ -9,11 +9,14 @@
     history_record(message_id counters hash, messages hash, chat id, message id, payload JSON)
       -> payload, message id: records a message in its chat's history; an empty message id takes
          the chat's next one and puts it in front of the payload's keys
-    log_close(log) -> 1 when the bot has a webhook (the pending signal: the caller schedules the
-      bot's drain job, and the workers' reconciler does if the caller dies first), else 0; wakes
-      the bot's waiting poll once when something was appended and no webhook is set.
+    log_close(log) -> 1 when something was appended and the bot has a webhook (the pending signal:
+      the caller's appendThenDeliver schedules the bot's drain job, and the workers' reconciler
+      does if the caller dies first), else 0; wakes the bot's waiting poll once when something
+      was appended and no webhook is set.
+  The entry's fields are log-entry.lua's (included here).
 ]]
 --!include wake.lua
+--!include log-entry.lua
 
 local function log_open(k, cap, wake_channel, bot_id)
   return {
@@ -31,7 +34,7 @@ local function log_append(log, kind, opt_in, queue, expiry, payload)
   if log.pending >= log.cap then return "too_many_pending" end
   local id = redis.call("INCR", log.k[2])
   local json = '{"update_id":' .. id .. ',"' .. kind .. '":' .. payload .. '}'
-  redis.call("XADD", log.k[1], id .. "-0", "k", kind, "q", queue, "x", expiry, "u", json)
+  entry_write(log.k[1], id, kind, queue, expiry, json)
   log.pending = log.pending + 1
   log.appended = true
   return id
@@ -47,7 +50,8 @@ local function history_record(seq_key, messages_key, chat_id, message_id, payloa
 end
 
 local function log_close(log)
-  if log.appended and log.webhook == 0 then wake_grew(log.channel, log.bot) end
+  if not log.appended then return 0 end
+  if log.webhook == 0 then wake_grew(log.channel, log.bot) end
   return log.webhook
 end
 

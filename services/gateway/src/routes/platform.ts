@@ -1,13 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import {
-  abortOnClose,
-  Errors,
-  PLATFORM_ROUTES,
-  platformOpenApi,
-  secretMatches,
-  sendError,
-  type ServiceClient,
-} from "@starpost/shared";
+import { abortOnClose, Errors, PLATFORM_ROUTES, secretMatches, sendError, type ServiceClient } from "@starpost/shared";
+import { platformOpenApi } from "../openapi.ts";
 import { readPlatformBody } from "./body.ts";
 
 /**

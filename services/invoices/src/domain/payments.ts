@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import {
+  appendThenDeliver,
   chatJson,
-  crashPoint,
   type Chat,
   findChat,
   getBot,
@@ -16,8 +16,8 @@ import {
   saveChat,
   ok,
 } from "@starpost/shared";
+import { crashPoint } from "../crash-point.ts";
 import type { Outcome } from "../outcomes.ts";
-import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
 import { paymentJson } from "./payment-json.ts";
 import { invoiceScripts } from "../lua/index.ts";
@@ -210,28 +210,34 @@ async function payTarget(
 
   const fingerprint = JSON.stringify(t.fingerprint);
   let waiting = await d.waiters.wait(botId, queryId, d.answerTimeoutMs);
-  const recorded = await invoiceScripts.recordPreCheckout(
-    redis,
-    {
-      log: logKeys(botId),
-      query: keys.preCheckout(botId, queryId),
-      users: keys.users(botId),
-      idempotency: keys.paymentKey(botId, key ?? ""),
-    },
-    {
-      log: logArgs(botId),
-      kind: kindArgs("pre_checkout_query"),
-      queue: updateKind("pre_checkout_query")!.queueKey(query),
-      update: JSON.stringify(query),
-      lifetime: key === undefined ? QUERY_LIFETIME_MS : IDEMPOTENCY_LIFETIME_MS,
-      answerTimeout: d.answerTimeoutMs,
-      userId: String(user.id),
-      user: userJson,
-      idempotent: key === undefined ? "0" : "1",
-      queryId,
-      fingerprint,
-      fields: Object.entries(fields).flat(),
-    },
+  const recorded = await appendThenDeliver(
+    d,
+    botId,
+    (redis) =>
+      invoiceScripts.recordPreCheckout(
+        redis,
+        {
+          log: logKeys(botId),
+          query: keys.preCheckout(botId, queryId),
+          users: keys.users(botId),
+          idempotency: keys.paymentKey(botId, key ?? ""),
+        },
+        {
+          log: logArgs(botId),
+          kind: kindArgs("pre_checkout_query"),
+          queue: updateKind("pre_checkout_query")!.queueKey(query),
+          update: JSON.stringify(query),
+          lifetime: key === undefined ? QUERY_LIFETIME_MS : IDEMPOTENCY_LIFETIME_MS,
+          answerTimeout: d.answerTimeoutMs,
+          userId: String(user.id),
+          user: userJson,
+          idempotent: key === undefined ? "0" : "1",
+          queryId,
+          fingerprint,
+          fields: Object.entries(fields).flat(),
+        },
+      ),
+    (r) => r.outcome === "new" && r.webhook,
   );
   const { outcome } = recorded;
   if (recorded.outcome === "repeat") {
@@ -243,7 +249,6 @@ async function payTarget(
     const [state, deadline] = await redis.hmget(keys.preCheckout(botId, queryId), "state", "deadline");
     if (state !== "pending" || Number(deadline) <= Date.now()) d.waiters.wakeLocal(waiting.key);
   } else {
-    await signalWebhook(d, botId, recorded.webhook);
     // A bot that excluded pre_checkout_query from allowed_updates can never answer: expire now.
     if (!recorded.appended) d.waiters.wakeLocal(waiting.key);
   }
@@ -280,28 +285,35 @@ export async function answerPreCheckoutQuery(
   // Ids are ours (digits only); anything else cannot name a query and must not shape a key.
   if (!/^\d{1,20}$/.test(queryId)) return { outcome: "pre_checkout_query_invalid" };
   crashPoint("answer-pre-checkout:before-script");
-  const { answer, webhook } = await invoiceScripts.answerPreCheckout(
-    redis,
-    {
-      log: logKeys(botId),
-      query: keys.preCheckout(botId, queryId),
-      ...moneyKeys(botId),
-      subscriptions: keys.subscriptions(botId),
-      subscribers: keys.subscribers(botId),
-      due: keys.subscriptionsDue(botId),
-      clock: keys.clockOffset(botId),
+  const { answer } = await appendThenDeliver(
+    d,
+    botId,
+    async (redis) => {
+      const reply = await invoiceScripts.answerPreCheckout(
+        redis,
+        {
+          log: logKeys(botId),
+          query: keys.preCheckout(botId, queryId),
+          ...moneyKeys(botId),
+          subscriptions: keys.subscriptions(botId),
+          subscribers: keys.subscribers(botId),
+          due: keys.subscriptionsDue(botId),
+          clock: keys.clockOffset(botId),
+        },
+        {
+          log: logArgs(botId),
+          kind: kindArgs("message"),
+          ok: p.ok ? "1" : "0",
+          errorMessage: p.error_message ?? "",
+          ...paymentJson.paid,
+        },
+      );
+      crashPoint("answer-pre-checkout:after-script");
+      return reply;
     },
-    {
-      log: logArgs(botId),
-      kind: kindArgs("message"),
-      ok: p.ok ? "1" : "0",
-      errorMessage: p.error_message ?? "",
-      ...paymentJson.paid,
-    },
+    (reply) => reply.answer === "paid" && reply.webhook,
   );
-  crashPoint("answer-pre-checkout:after-script");
   if (answer === "invalid") return { outcome: "pre_checkout_query_invalid" };
-  await signalWebhook(d, botId, webhook);
   await d.waiters.wake(redis, botId, queryId);
   return ok(true);
 }

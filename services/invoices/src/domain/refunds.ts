@@ -1,6 +1,5 @@
-import { keys, kindArgs, logArgs, logKeys, type ParamsOf, ok } from "@starpost/shared";
+import { appendThenDeliver, keys, kindArgs, logArgs, logKeys, type ParamsOf, ok } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
-import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
 import { paymentJson } from "./payment-json.ts";
 import { invoiceScripts } from "../lua/index.ts";
@@ -22,18 +21,23 @@ export async function refundStarPayment(
   botId: string,
   p: ParamsOf<"refundStarPayment">,
 ): Promise<Outcome<true, { outcome: (typeof REFUSALS)[keyof typeof REFUSALS] }>> {
-  const { status, webhook } = await invoiceScripts.refundStarPayment(
-    d.redis,
-    { log: logKeys(botId), users: keys.users(botId), ...moneyKeys(botId), clock: keys.clockOffset(botId) },
-    {
-      log: logArgs(botId),
-      kind: kindArgs("message"),
-      chargeId: p.telegram_payment_charge_id,
-      userId: String(p.user_id),
-      ...paymentJson.refunded,
-    },
+  const { status } = await appendThenDeliver(
+    d,
+    botId,
+    (redis) =>
+      invoiceScripts.refundStarPayment(
+        redis,
+        { log: logKeys(botId), users: keys.users(botId), ...moneyKeys(botId), clock: keys.clockOffset(botId) },
+        {
+          log: logArgs(botId),
+          kind: kindArgs("message"),
+          chargeId: p.telegram_payment_charge_id,
+          userId: String(p.user_id),
+          ...paymentJson.refunded,
+        },
+      ),
+    (reply) => reply.webhook === true,
   );
   if (status !== "refunded") return { outcome: REFUSALS[status] };
-  await signalWebhook(d, botId, webhook);
   return ok(true);
 }

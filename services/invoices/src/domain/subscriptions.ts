@@ -1,4 +1,5 @@
 import {
+  appendThenDeliver,
   getBot,
   keys,
   kindArgs,
@@ -10,7 +11,6 @@ import {
   ok,
 } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
-import { signalWebhook } from "./append.ts";
 import { moneyKeys } from "./ledger.ts";
 import { paymentJson } from "./payment-json.ts";
 import { invoiceScripts } from "../lua/index.ts";
@@ -54,34 +54,35 @@ export async function advanceClock(
   const { redis } = d;
   if (!(await getBot(redis, botId))) return { outcome: "bot_not_found" };
   await redis.incrby(keys.clockOffset(botId), body.advance_seconds);
-  let date = 0;
-  let renewals = 0;
-  let ended = 0;
-  let webhook = false;
-  for (;;) {
-    const renewal = await invoiceScripts.renewSubscription(
-      redis,
-      {
-        log: logKeys(botId),
-        ...moneyKeys(botId),
-        subscriptions: keys.subscriptions(botId),
-        due: keys.subscriptionsDue(botId),
-        clock: keys.clockOffset(botId),
-        subscribers: keys.subscribers(botId),
-      },
-      { log: logArgs(botId), kind: kindArgs("message"), chargeId: newChargeId(), ...paymentJson.renewed },
-    );
-    if (renewal.status === "none") {
-      date = renewal.clock;
-      break;
-    }
-    if (renewal.status === "ended") ended++;
-    else {
-      renewals++;
-      if (renewal.webhook) webhook = true;
-    }
-  }
-  await signalWebhook(d, botId, webhook);
+  // One delivery for the whole run: each renewal's step appends, the drain is asked for once.
+  const { date, renewals, ended } = await appendThenDeliver(
+    d,
+    botId,
+    async (redis) => {
+      const run = { date: 0, renewals: 0, ended: 0, pending: false };
+      for (;;) {
+        const renewal = await invoiceScripts.renewSubscription(
+          redis,
+          {
+            log: logKeys(botId),
+            ...moneyKeys(botId),
+            subscriptions: keys.subscriptions(botId),
+            due: keys.subscriptionsDue(botId),
+            clock: keys.clockOffset(botId),
+            subscribers: keys.subscribers(botId),
+          },
+          { log: logArgs(botId), kind: kindArgs("message"), chargeId: newChargeId(), ...paymentJson.renewed },
+        );
+        if (renewal.status === "none") return { ...run, date: renewal.clock };
+        if (renewal.status === "ended") run.ended++;
+        else {
+          run.renewals++;
+          if (renewal.webhook) run.pending = true;
+        }
+      }
+    },
+    (run) => run.pending,
+  );
   return ok({ date, renewals, ended });
 }
 

@@ -4,7 +4,6 @@ import {
   chatJson,
   findChat,
   keys,
-  scheduleDrain,
   type AppendOutcome,
   type CallbackQueryBody,
   type Chat,
@@ -76,7 +75,7 @@ async function append(
   history: boolean,
 ) {
   const results = await appendUpdates(
-    d.redis,
+    d,
     botId,
     [{ kind, payload, history: history ? { chatId: chat.id } : undefined }],
     {
@@ -84,9 +83,7 @@ async function append(
       users: [user as { id: number }],
     },
   );
-  const outcome = results?.[0];
-  if (outcome?.outcome === "appended" && outcome.webhook) await scheduleDrain(d.deliveryQueue, botId);
-  return outcome;
+  return results?.[0];
 }
 
 type BotNotFound = { outcome: "bot_not_found" };

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import {
+  encodeWakeMessage,
   addFault,
   botKeys,
   clearFaults,
@@ -25,7 +26,11 @@ type BotParams = { Params: { botId: string } };
 
 /** `DELETE /platform/v1/bots/:botId`: the bot and all its data in one step, then its global index entries. */
 export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
-  const username = await scripts.deleteBot(redis, { all: botKeys(botId) }, {});
+  const username = await scripts.deleteBot(
+    redis,
+    { all: botKeys(botId) },
+    { wakeChannel: keys.wakeChannel(botId), message: encodeWakeMessage({ kind: "webhook_deleted", botId }) },
+  );
   if (username === undefined) return false;
   // Outside the bot's slot, so after the step: the token already fails, these only free the name.
   // A compare-and-set: the name (and its claim time) goes only while it still names this bot.

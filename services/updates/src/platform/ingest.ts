@@ -1,13 +1,10 @@
-import type { Redis } from "ioredis";
-import { appendUpdates, ok, updateKind, type Chat } from "@starpost/shared";
+import { appendUpdates, ok, updateKind, type Chat, type UpdateSink } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
 
 export const MAX_UPDATES_PER_CALL = 1000;
 
-export interface IngestDeps {
-  redis: Redis;
-  /** called for each bot whose log grew while a webhook is set. */
-  onWebhookPending: (botId: string) => Promise<void>;
+/** The bot's log and, for a webhook bot, the delivery queues (appendUpdates schedules the drain). */
+export interface IngestDeps extends UpdateSink {
   /** counts updates dropped at creation, by reason. */
   onDropped: (reason: string) => void;
 }
@@ -72,12 +69,11 @@ export async function ingestUpdates(
   const chats = new Map<number, Chat>();
   const users = new Map<number, { id: number }>();
   for (const c of checked) collectParties(c, chats, users);
-  const results = await appendUpdates(deps.redis, botId, checked, {
+  const results = await appendUpdates(deps, botId, checked, {
     chats: [...chats.values()],
     users: [...users.values()],
   });
   if (!results) return { outcome: "bot_not_found" };
-  if (results.some((r) => r.outcome === "appended" && r.webhook)) await deps.onWebhookPending(botId);
   const answers = results.map((r) => {
     if (r.outcome === "appended") return { update_id: r.update_id };
     deps.onDropped(r.reason);

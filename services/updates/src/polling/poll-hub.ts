@@ -221,6 +221,7 @@ export class PollHub implements PollTerminator {
     const m = parseWakeMessage(message);
     if (!m || !this.byBot.has(m.botId)) return;
     if (m.kind === "grew") return this.wake(m.botId);
+    if (m.kind === "webhook_deleted") return;
     for (const w of this.waitersOf(m.botId)) {
       if (m.kind === "webhook") this.terminate(w, { outcome: "set_webhook" });
       else if (w.id === m.pollId) this.terminate(w, { outcome: "other_get_updates" });

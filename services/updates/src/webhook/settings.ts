@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import {
+  encodeWakeMessage,
   keys,
   loadWebhook,
   ok,
   parseWebhookUrl,
+  requestDrain,
   resolveWebhookHost,
   scripts,
   saveAllowedUpdates,
@@ -13,7 +15,6 @@ import {
   type WebhookConfig,
 } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
-import { kickDrain } from "./kick-drain.ts";
 import type { WebhookDeps } from "./types.ts";
 
 /** setWebhook with a URL more than once a second per bot gets 429, as in the official server. */
@@ -30,7 +31,11 @@ export async function deleteWebhook(
   const removed = await scripts.deleteWebhook(
     redis,
     { webhook: keys.webhook(botId), status: keys.webhookStatus(botId), log: keys.updateLog(botId) },
-    { drop: dropPendingUpdates ? "1" : "0" },
+    {
+      drop: dropPendingUpdates ? "1" : "0",
+      wakeChannel: keys.wakeChannel(botId),
+      message: encodeWakeMessage({ kind: "webhook_deleted", botId }),
+    },
   );
   // The registry of webhook bots is global (another slot): updated after the bot's own step. A
   // bot left in it by a crash costs the reconciler one empty drain per pass until its next set/delete.
@@ -100,13 +105,16 @@ export async function setWebhook(
     {
       drop: p.drop_pending_updates ? "1" : "0",
       allowedMode: p.allowed_updates === undefined ? "keep" : p.allowed_updates === null ? "default" : "set",
+      wakeChannel: keys.wakeChannel(botId),
+      message: encodeWakeMessage({ kind: "webhook", botId }),
       fieldValues: fields.length,
       values: [...fields, ...(p.allowed_updates ?? [])],
     },
   );
-  // The webhook key exists now, so a new getUpdates gets 409; end the one already waiting.
+  // The webhook key exists now, so a new getUpdates gets 409; end the one already waiting here at
+  // once (the script's message ends those on other replicas).
   await deps.polls.terminateForWebhook(botId);
-  if (pending > 0) await kickDrain(deps.deliveryQueue, botId);
+  await requestDrain(deps.deliveryQueue, botId, { cause: "webhook_set", pending });
   deps.logger.info({ botId, maxConnections: config.maxConnections }, "webhook set");
   return ok(true, "Webhook was set");
 }

@@ -11,6 +11,7 @@ import { FRESH, nextRetry, type RetryState } from "../delivery/backoff.ts";
 import type { DeliveryResult, Target } from "../delivery/sender.ts";
 import type { WorkerMetrics } from "../metrics.ts";
 import { loadStatus, recordFailure, recordSuccess } from "./status.ts";
+import type { WebhookChanges } from "./webhook-changes.ts";
 
 export interface DrainDeps {
   redis: Redis;
@@ -20,6 +21,10 @@ export interface DrainDeps {
   /** a 2xx answer carried `{"method": ...}`: run it for the bot. */
   onReply(botId: string, reply: Record<string, unknown>): void;
   backoffScale: number;
+  /** setWebhook/deleteWebhook pushed to this process (one subscriber for every drain). */
+  changes: Pick<WebhookChanges, "watch">;
+  /** the safety re-read of the webhook, in case a change's message was lost (ms). */
+  recheckMs: number;
 }
 
 /** Why a drain ended; `retryAt` asks for the next drain at that time. */
@@ -31,7 +36,7 @@ const READ_BATCH = 500;
 const BUFFER_LOW = 1000;
 /** A drain waits for a retry due within this time; a later one ends it (freeing the slot). */
 const HOLD_MS = 10_000;
-/** How often a drain looks at the settings (setWebhook/deleteWebhook) and, when idle, the log. */
+/** How often a busy drain looks at the log for updates appended meanwhile. */
 const TICK_MS = 200;
 
 /**
@@ -52,6 +57,8 @@ export class BotDrain {
   private readonly inflight = new Map<string, AbortController>();
   private wake: (() => void) | undefined;
   private signaled = false;
+  /** a change of the webhook was announced: re-read it before sending more. */
+  private changed = false;
   private failure: unknown;
 
   constructor(
@@ -60,17 +67,25 @@ export class BotDrain {
   ) {}
 
   async run(stop: AbortSignal): Promise<DrainOutcome> {
-    const config = await loadWebhook(this.deps.redis, this.botId);
-    if (!config) return { reason: "no_webhook" };
-    this.config = config;
-    const status = await loadStatus(this.deps.redis, this.botId);
-    this.okSeen = status.okSeen;
-    this.retries = status.retries;
+    // Subscribed before the first read: a change after that read is heard.
+    const watch = this.deps.changes.watch(this.botId, () => {
+      this.changed = true;
+      this.signal();
+    });
     const onStop = () => this.signal();
-    stop.addEventListener("abort", onStop);
     try {
+      await watch.ready;
+      this.changed = false;
+      const config = await loadWebhook(this.deps.redis, this.botId);
+      if (!config) return { reason: "no_webhook" };
+      this.config = config;
+      const status = await loadStatus(this.deps.redis, this.botId);
+      this.okSeen = status.okSeen;
+      this.retries = status.retries;
+      stop.addEventListener("abort", onStop);
       return await this.loop(stop);
     } finally {
+      watch.stop();
       stop.removeEventListener("abort", onStop);
       for (const c of this.inflight.values()) c.abort();
     }
@@ -83,7 +98,9 @@ export class BotDrain {
       if (this.failure) throw this.failure;
       if (!ending && stop.aborted) ending = { reason: "stopped" }; // SIGTERM: finish in-flight requests
       const now = Date.now();
-      if (!ending && now - lastCheck >= TICK_MS) {
+      // Announced changes at once; the slow re-read only covers a lost announcement.
+      if (!ending && (this.changed || now - lastCheck >= this.deps.recheckMs)) {
+        this.changed = false;
         lastCheck = now;
         const current = await loadWebhook(this.deps.redis, this.botId);
         if (!current || current.generation !== this.config.generation) {

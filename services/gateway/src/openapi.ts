@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PLATFORM_ROUTES, type PlatformRoute } from "./params/platform-routes.ts";
+import { PLATFORM_ROUTES, type PlatformRoute } from "@starpost/shared";
 
 /**
  * The OpenAPI 3.1 description of the platform API, built from the route table and the zod

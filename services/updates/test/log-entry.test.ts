@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeEntry, encodeEntry, ENTRY_FIELDS, keys, readEntries } from "@starpost/shared";
+import { startStack, userMessage, type TestStack } from "@starpost/testkit";
+import { getUpdates, ids, push } from "./polling-helpers.ts";
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe("an update log entry has one set of field names (log-entry.lua and ENTRY_FIELDS)", () => {
+  it("reads back what the Lua append wrote with the TypeScript names", async () => {
+    const bot = await stack.platform.createBot();
+    const before = Date.now();
+    const id = await push(stack.platform, bot.id, userMessage(42, "hello"));
+
+    const [[streamId, flat]] = (await stack.redis.xrange(keys.updateLog(bot.id), "-", "+")) as [string, string[]][];
+    const names = flat!.filter((_, i) => i % 2 === 0);
+    expect(names.sort()).toEqual(Object.values(ENTRY_FIELDS).sort());
+
+    const entry = decodeEntry(streamId!, flat!);
+    expect(entry).toMatchObject({ update_id: id, kind: "message", queue: expect.any(String) });
+    expect(entry.expiresAt).toBeGreaterThan(before);
+    expect(JSON.parse(entry.json)).toMatchObject({ update_id: id, message: { text: "hello" } });
+    expect(await readEntries(stack.redis, String(bot.id), 0, 10)).toEqual([entry]);
+  });
+
+  it("the Lua read (getUpdates) understands entries written with the TypeScript names", async () => {
+    const bot = await stack.platform.createBot();
+    const log = keys.updateLog(bot.id);
+    const entry = (id: number, expiresAt: number) =>
+      encodeEntry({
+        kind: "message",
+        queue: "c1",
+        expiresAt,
+        json: `{"update_id":${id},"message":{"message_id":${id}}}`,
+      });
+    await stack.redis.xadd(log, "1-0", ...entry(1, Date.now() - 1)); // expired: getUpdates deletes it
+    await stack.redis.xadd(log, "2-0", ...entry(2, Date.now() + 60_000));
+    await stack.redis.set(keys.updateSeq(bot.id), 2);
+
+    expect(ids(await getUpdates(stack.gatewayUrl, bot.token))).toEqual([2]);
+    expect(await stack.redis.xlen(log)).toBe(1);
+  });
+});
