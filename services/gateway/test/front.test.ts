@@ -173,9 +173,35 @@ describe("parameters named like prototype properties", () => {
 
   it("an internal service answers a body its parser refuses in the envelope too", async () => {
     const r = await http(stack.updatesUrl, "POST", "/internal/call/getUpdates", {
-      body: '{"botId":"1","params":{"__proto__":{}}}',
+      body: '{"bot":{"id":"1","username":"a_bot","first_name":"A"},"params":{"__proto__":{}}}',
       headers: { "x-internal-token": "test-internal-token" },
     });
     expect(r.body).toEqual({ ok: false, error_code: 400, description: "Bad Request: can't parse request body" });
+  });
+
+  it("an internal call without the authenticated bot's record is refused as a bad body", async () => {
+    const good = { id: "1", username: "a_bot", first_name: "A" };
+    for (const bot of [
+      undefined,
+      "1",
+      { ...good, id: 1 },
+      { ...good, id: "x1" },
+      { ...good, username: "" },
+      { id: "1", username: "a_bot" },
+    ]) {
+      const r = await http(stack.invoicesUrl, "POST", "/internal/call/getMyStarBalance", {
+        body: { botId: "1", bot, params: {} },
+        headers: { "x-internal-token": "test-internal-token" },
+      });
+      expect({ bot, body: r.body }).toEqual({
+        bot,
+        body: { ok: false, error_code: 400, description: "Bad Request: can't parse request body" },
+      });
+    }
+    const r = await http(stack.invoicesUrl, "POST", "/internal/call/getMyStarBalance", {
+      body: { bot: good, params: {} },
+      headers: { "x-internal-token": "test-internal-token" },
+    });
+    expect(r.body).toEqual({ ok: true, result: { amount: 0 } });
   });
 });
