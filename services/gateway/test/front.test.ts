@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keys } from "@starpost/shared";
 import { http, startStack, type TestStack } from "@starpost/testkit";
 
 let stack: TestStack;
@@ -90,6 +91,18 @@ describe("the request front", () => {
       description: "Unauthorized",
     });
     expect((await http(stack.gatewayUrl, "GET", `/bot${rotated.body.result.token}/getMe`)).status).toBe(200);
+  });
+
+  it("rotates no token of a deleted bot, and leaves no record behind", async () => {
+    const b = await stack.platform.call("POST", "/bots", { username: "rotate_gone_bot" });
+    const id = b.body.result.id as number;
+    expect((await stack.platform.call("DELETE", `/bots/${id}`)).status).toBe(200);
+    expect((await stack.platform.call("POST", `/bots/${id}/token`)).body).toEqual({
+      ok: false,
+      error_code: 404,
+      description: "Not Found: bot not found",
+    });
+    expect(await stack.redis.exists(keys.bot(String(id)))).toBe(0);
   });
 
   it("guards the platform API with the bearer token", async () => {
