@@ -2,14 +2,21 @@ import { timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { Errors, type BotApiError } from "./errors.ts";
 import { errorReply, okEnvelope, RawJson, rawOkEnvelope, type MethodOutcome } from "./envelope.ts";
+import type { BotRecord } from "./bot-registry.ts";
 import { findMethod, METHODS, type MethodName, type ParamsOf } from "./methods.ts";
 import type { Registry } from "./metrics.ts";
 import { parseParams } from "./params/parse.ts";
+import { isBotId } from "./params/platform.ts";
 import { INTERNAL_TOKEN_HEADER } from "./service-client.ts";
 
-/** What a method handler gets: the authenticated bot, its validated params, and an abort signal. */
+/**
+ * What a method handler gets: the bot the gateway authenticated (its public record, as sent with
+ * the call), its validated params, and an abort signal.
+ */
 export interface MethodContext<M extends MethodName> {
+  /** `bot.id` */
   botId: string;
+  bot: BotRecord;
   params: ParamsOf<M>;
   /** aborted when the caller (the bot's HTTP request) goes away. */
   signal: AbortSignal;
@@ -58,15 +65,15 @@ export function guardInternal(app: FastifyInstance, internalToken: string) {
 
 /** `POST /internal/call/:method`: validate with the method table's schema, run the handler. */
 export function registerMethodRoute(app: FastifyInstance, handlers: MethodHandlers) {
-  app.post<{ Params: { method: string }; Body: { botId?: unknown; params?: unknown } }>(
+  app.post<{ Params: { method: string }; Body: { bot?: unknown; params?: unknown } }>(
     "/internal/call/:method",
     async (req, reply) => {
       const method = findMethod(req.params.method);
       const handler =
         method && (handlers[method] as ((ctx: MethodContext<MethodName>) => Promise<MethodOutcome>) | undefined);
       if (!method || !handler) return sendError(reply, Errors.methodNotFound());
-      const { botId, params } = req.body ?? {};
-      if (typeof botId !== "string" || typeof params !== "object" || params === null) {
+      const { bot, params } = req.body ?? {};
+      if (!isBotRecord(bot) || typeof params !== "object" || params === null) {
         return sendError(reply, Errors.badRequestBody());
       }
       const parsed = parseParams(method, params as Record<string, unknown>);
@@ -75,7 +82,8 @@ export function registerMethodRoute(app: FastifyInstance, handlers: MethodHandle
       // AbortController per call are measurable on the hot path.
       let signal: AbortSignal | undefined;
       const ctx = {
-        botId,
+        botId: bot.id,
+        bot,
         params: parsed.params,
         get signal() {
           return (signal ??= abortOnClose(reply));
@@ -83,6 +91,19 @@ export function registerMethodRoute(app: FastifyInstance, handlers: MethodHandle
       };
       return sendOutcome(reply, await handler(ctx));
     },
+  );
+}
+
+/** The bot record an internal call carries (what `botFrom` needs), checked for shape only. */
+function isBotRecord(v: unknown): v is BotRecord {
+  if (typeof v !== "object" || v === null) return false;
+  const { id, username, first_name } = v as Record<string, unknown>;
+  return (
+    typeof id === "string" &&
+    isBotId(id) &&
+    typeof username === "string" &&
+    username !== "" &&
+    typeof first_name === "string"
   );
 }
 

@@ -1,11 +1,13 @@
 import { join } from "node:path";
 import { Pool } from "undici";
+import type { BotRecord } from "./bot-registry.ts";
 import type { ServiceName } from "./methods.ts";
 
 /**
  * Keep-alive HTTP pools from the gateway (and the webhook worker) to the services that own
- * methods. A call is `POST /internal/call/<method>` with `{botId, params}`; the answer is the Bot
- * API envelope with its status, passed back unchanged.
+ * methods. A call is `POST /internal/call/<method>` with `{bot, params}`, `bot` the authenticated
+ * bot's public record (id, username, first_name), so no service reads it again; the answer is the
+ * Bot API envelope with its status, passed back unchanged.
  */
 
 export interface ServiceReply {
@@ -44,15 +46,18 @@ export class ServiceClient {
     );
   }
 
-  /** Runs a Bot API method in its owning service. */
+  /** Runs a Bot API method for an authenticated bot in its owning service. */
   call(
     service: Exclude<ServiceName, "gateway">,
     method: string,
-    botId: string,
+    bot: BotRecord,
     params: Record<string, unknown>,
     signal?: AbortSignal,
   ) {
-    return this.send(service, "POST", `/internal/call/${method}`, JSON.stringify({ botId, params }), signal);
+    // The three fields named, not the object: whatever else a caller's record holds stays here.
+    const { id, username, first_name } = bot;
+    const body = JSON.stringify({ bot: { id, username, first_name }, params });
+    return this.send(service, "POST", `/internal/call/${method}`, body, signal);
   }
 
   /** Forwards a platform API request (path below /platform/v1) to a service. */

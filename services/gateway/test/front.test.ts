@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keys } from "@starpost/shared";
 import { http, startStack, type TestStack } from "@starpost/testkit";
 
 let stack: TestStack;
@@ -92,6 +93,18 @@ describe("the request front", () => {
     expect((await http(stack.gatewayUrl, "GET", `/bot${rotated.body.result.token}/getMe`)).status).toBe(200);
   });
 
+  it("rotates no token of a deleted bot, and leaves no record behind", async () => {
+    const b = await stack.platform.call("POST", "/bots", { username: "rotate_gone_bot" });
+    const id = b.body.result.id as number;
+    expect((await stack.platform.call("DELETE", `/bots/${id}`)).status).toBe(200);
+    expect((await stack.platform.call("POST", `/bots/${id}/token`)).body).toEqual({
+      ok: false,
+      error_code: 404,
+      description: "Not Found: bot not found",
+    });
+    expect(await stack.redis.exists(keys.bot(String(id)))).toBe(0);
+  });
+
   it("guards the platform API with the bearer token", async () => {
     const r = await http(stack.gatewayUrl, "POST", "/platform/v1/bots", { body: { username: "someone_bot" } });
     expect(r.body).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
@@ -173,9 +186,35 @@ describe("parameters named like prototype properties", () => {
 
   it("an internal service answers a body its parser refuses in the envelope too", async () => {
     const r = await http(stack.updatesUrl, "POST", "/internal/call/getUpdates", {
-      body: '{"botId":"1","params":{"__proto__":{}}}',
+      body: '{"bot":{"id":"1","username":"a_bot","first_name":"A"},"params":{"__proto__":{}}}',
       headers: { "x-internal-token": "test-internal-token" },
     });
     expect(r.body).toEqual({ ok: false, error_code: 400, description: "Bad Request: can't parse request body" });
+  });
+
+  it("an internal call without the authenticated bot's record is refused as a bad body", async () => {
+    const good = { id: "1", username: "a_bot", first_name: "A" };
+    for (const bot of [
+      undefined,
+      "1",
+      { ...good, id: 1 },
+      { ...good, id: "x1" },
+      { ...good, username: "" },
+      { id: "1", username: "a_bot" },
+    ]) {
+      const r = await http(stack.invoicesUrl, "POST", "/internal/call/getMyStarBalance", {
+        body: { botId: "1", bot, params: {} },
+        headers: { "x-internal-token": "test-internal-token" },
+      });
+      expect({ bot, body: r.body }).toEqual({
+        bot,
+        body: { ok: false, error_code: 400, description: "Bad Request: can't parse request body" },
+      });
+    }
+    const r = await http(stack.invoicesUrl, "POST", "/internal/call/getMyStarBalance", {
+      body: { bot: good, params: {} },
+      headers: { "x-internal-token": "test-internal-token" },
+    });
+    expect(r.body).toEqual({ ok: true, result: { amount: 0 } });
   });
 });

@@ -13,7 +13,6 @@ import {
   registerReplicaWait,
 } from "@starpost/shared";
 import { AnswerWaiters } from "./domain/answer-waiters.ts";
-import { BotUsers } from "./domain/bot-users.ts";
 import type { InvoiceDomain } from "./domain/deps.ts";
 import { invoiceHandlers } from "./handlers.ts";
 import { registerChatRoutes } from "./routes/chats.ts";
@@ -65,7 +64,6 @@ export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   const domain: InvoiceDomain = {
     redis: deps.redis,
     deliveryQueue: deps.deliveryQueue,
-    bots: new BotUsers(deps.redis),
     waiters,
     chatWaiters,
     callbackWaiters,

@@ -17,14 +17,14 @@ import { answer } from "./outcomes.ts";
  */
 export function invoiceHandlers(d: InvoiceDomain): MethodHandlers {
   return {
-    sendInvoice: async ({ botId, params }) => answer(await sendInvoice(d, botId, params)),
+    sendInvoice: async ({ bot, params }) => answer(await sendInvoice(d, bot, params)),
     createInvoiceLink: async ({ botId, params }) => answer(await createInvoiceLink(d, botId, params)),
     answerPreCheckoutQuery: async ({ botId, params }) => answer(await answerPreCheckoutQuery(d, botId, params)),
     refundStarPayment: async ({ botId, params }) => answer(await refundStarPayment(d, botId, params)),
     editUserStarSubscription: async ({ botId, params }) => answer(await editUserStarSubscription(d, botId, params)),
     getStarTransactions: async ({ botId, params }) => answer(await getStarTransactions(d, botId, params)),
     getMyStarBalance: async ({ botId }) => answer(await getMyStarBalance(d, botId)),
-    sendMessage: async ({ botId, params }) => answer(await sendMessage(d, botId, params)),
+    sendMessage: async ({ bot, params }) => answer(await sendMessage(d, bot, params)),
     editMessageText: async ({ botId, params }) => answer(await editMessageText(d, botId, params)),
     editMessageReplyMarkup: async ({ botId, params }) => answer(await editMessageReplyMarkup(d, botId, params)),
     deleteMessage: async ({ botId, params }) => answer(await deleteMessage(d, botId, params)),

@@ -7,7 +7,6 @@ import { answerWith, Errors, type Outcome as AnyOutcome, type RefusalMap, type R
  */
 const REFUSALS = {
   bot_not_found: () => Errors.botNotFound(),
-  bot_unauthorized: () => Errors.unauthorized(),
   chat_id_empty: () => Errors.chatIdEmpty(),
   chat_not_found: () => Errors.chatNotFound(),
   invoice_chat_type: () => Errors.chatTypeUnsupported(),

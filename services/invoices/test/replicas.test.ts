@@ -64,7 +64,10 @@ it("a payment waiting on one replica is woken by an answer on another, at once",
   });
   const q1 = await waitForUpdate(stack, bot.id, (u) => u.pre_checkout_query);
   const answer = await http(replicaUrl, "POST", "/internal/call/answerPreCheckoutQuery", {
-    body: { botId: String(bot.id), params: { pre_checkout_query_id: q1.pre_checkout_query.id, ok: true } },
+    body: {
+      bot: { id: String(bot.id), username: bot.username, first_name: bot.first_name },
+      params: { pre_checkout_query_id: q1.pre_checkout_query.id, ok: true },
+    },
     headers: internal,
   });
   expect(answer.body).toEqual({ ok: true, result: true });
@@ -98,7 +101,9 @@ it("a payment waiting on one replica is woken by an answer on another, at once",
 });
 
 it("answers internal calls only with the internal token", async () => {
-  const r = await http(replicaUrl, "POST", "/internal/call/getMyStarBalance", { body: { botId: "1", params: {} } });
+  const r = await http(replicaUrl, "POST", "/internal/call/getMyStarBalance", {
+    body: { bot: { id: "1", username: "a_bot", first_name: "A" }, params: {} },
+  });
   expect(r.body).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
 });
 

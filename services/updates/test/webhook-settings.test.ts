@@ -226,7 +226,7 @@ describe("the SSRF guard at setWebhook", () => {
         await app.inject({
           method: "POST",
           url: "/internal/call/setWebhook",
-          payload: { botId: String(bot.id), params: { url } },
+          payload: { bot: { id: String(bot.id), username: bot.username, first_name: bot.first_name }, params: { url } },
         })
       ).json();
     try {

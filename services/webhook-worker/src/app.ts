@@ -61,7 +61,7 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const metrics = workerMetrics(deps.registry);
   const queue = createDeliveryQueue(deps.connection);
   const sender = new WebhookSender(deps.sender);
-  const replies = replyMethodRunner(deps.services, logger, metrics);
+  const replies = replyMethodRunner(deps.services, redis, logger, metrics);
   const stop = new AbortController();
   const followUps = new Set<Promise<void>>();
   const changes = new WebhookChanges(deps.subscriber, logger);

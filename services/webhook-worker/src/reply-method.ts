@@ -1,11 +1,13 @@
-import { findMethod, METHODS, type Logger, type MethodSpec, type ServiceClient } from "@starpost/shared";
+import type { Redis } from "ioredis";
+import { findMethod, getBot, METHODS, type Logger, type MethodSpec, type ServiceClient } from "@starpost/shared";
 import type { WorkerMetrics } from "./metrics.ts";
 
 /**
  * A 2xx webhook answer carrying `{"method": ..., ...params}` runs that method for the bot in its
- * owning service; the result is discarded (the bot never sees it).
+ * owning service; the result is discarded (the bot never sees it). The call carries the bot's
+ * record like a gateway call does, read here once per answer; a bot deleted meanwhile runs nothing.
  */
-export function replyMethodRunner(services: ServiceClient, logger: Logger, metrics: WorkerMetrics) {
+export function replyMethodRunner(services: ServiceClient, redis: Redis, logger: Logger, metrics: WorkerMetrics) {
   const running = new Set<Promise<unknown>>();
   return {
     run(botId: string, reply: Record<string, unknown>) {
@@ -16,8 +18,12 @@ export function replyMethodRunner(services: ServiceClient, logger: Logger, metri
       if (spec.webhookReply === false || spec.service === "gateway") return metrics.replies.inc({ result: "refused" });
       const service = spec.service;
       const { method: _method, ...params } = reply;
-      const p = services.call(service, method, botId, params).then(
-        (res) => metrics.replies.inc({ result: res.status === 200 ? "ok" : "error" }),
+      const send = async () => {
+        const bot = await getBot(redis, botId);
+        return bot && services.call(service, method, bot, params);
+      };
+      const p = send().then(
+        (res) => metrics.replies.inc({ result: res?.status === 200 ? "ok" : "error" }),
         (err: Error) => {
           metrics.replies.inc({ result: "error" });
           logger.warn({ botId, method, err: { message: err.message } }, "method from a webhook answer failed");

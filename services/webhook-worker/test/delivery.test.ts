@@ -208,6 +208,10 @@ describe("webhook delivery", () => {
       10_000,
       "the invoice message",
     );
+    // The worker sent the bot's record with the call: the message is from the bot.
+    const from = { id: bot.id, is_bot: true, first_name: bot.first_name, username: bot.username };
+    const stored = Object.values(await stack.redis.hgetall(keys.messages(bot.id))).find((m) => m.includes("Pack"));
+    expect(stored).toContain(`"from":${JSON.stringify(from)}`);
     // The worker counts the method once its answer is back, which may be after the message is stored.
     await eventually(
       async () => (await counted("starpost_webhook_reply_methods_total", 'result="ok"')) === ran + 1,

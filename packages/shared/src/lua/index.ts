@@ -120,6 +120,12 @@ export const scripts = {
     /** false when the id already had a bot. */
     reply: done,
   }),
+  rotateToken: script("rotate-token.lua", {
+    keys: { bot: one() },
+    args: { tokenHash: one() },
+    /** false when there is no such bot. */
+    reply: done,
+  }),
   claimUsername: script("claim-username.lua", {
     keys: { usernames: one() },
     args: { name: one(), id: one(), expected: one(), lease: one<number>() },

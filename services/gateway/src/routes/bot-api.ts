@@ -80,7 +80,7 @@ export function registerBotApi(app: FastifyInstance, { redis, services, botCache
     const signal = longPoll ? AbortSignal.any([abortOnClose(reply), closing.signal]) : undefined;
     let answer;
     try {
-      answer = await services.call(spec.service, method, auth.bot.id, params, signal);
+      answer = await services.call(spec.service, method, auth.bot, params, signal);
     } catch (err) {
       if (longPoll && closing.signal.aborted) return sendOutcome(reply, success([]));
       throw err;

@@ -1,4 +1,4 @@
-import { fill, jsonTemplate, keys, RawJson, ok } from "@starpost/shared";
+import { botFrom, fill, jsonTemplate, keys, RawJson, ok, type BotRecord } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { invoiceScripts } from "../lua/index.ts";
@@ -15,8 +15,7 @@ export interface BotMessage {
 export type BotMessageOutcome = Outcome<
   RawJson,
   {
-    outcome:
-      "chat_id_empty" | "bot_unauthorized" | "chat_not_found" | "reply_not_found" | BotMessage["chatTypeRefusal"];
+    outcome: "chat_id_empty" | "chat_not_found" | "reply_not_found" | BotMessage["chatTypeRefusal"];
   }
 >;
 
@@ -43,7 +42,7 @@ function messageTemplate(botJson: string, date: number, content: Record<string, 
  */
 export async function sendBotMessage(
   d: InvoiceDomain,
-  botId: string,
+  bot: BotRecord,
   p: {
     chat_id: string;
     reply_parameters?: { message_id: number; chat_id?: string; allow_sending_without_reply: boolean };
@@ -51,8 +50,9 @@ export async function sendBotMessage(
   m: BotMessage,
 ): Promise<BotMessageOutcome> {
   if (p.chat_id === "") return { outcome: "chat_id_empty" };
-  const botJson = await d.bots.json(botId);
-  if (botJson === undefined) return { outcome: "bot_unauthorized" };
+  // The bot as the gateway authenticated it, sent with the call: no read of its record here.
+  const botJson = JSON.stringify(botFrom(bot));
+  const botId = bot.id;
   const reply = p.reply_parameters;
   const sent = await invoiceScripts.sendInvoice(
     d.redis,

@@ -1,13 +1,11 @@
 import type { Redis } from "ioredis";
 import type { DeliveryQueues } from "@starpost/shared";
 import type { AnswerWaiters } from "./answer-waiters.ts";
-import type { BotUsers } from "./bot-users.ts";
 
 /** What the invoice domain needs, built once by app.ts. */
 export interface InvoiceDomain {
   redis: Redis;
   deliveryQueue: DeliveryQueues;
-  bots: BotUsers;
   waiters: AnswerWaiters;
   /** history reads waiting for the bot's next message in a chat (`<bot id>:<chat id>`). */
   chatWaiters: AnswerWaiters;

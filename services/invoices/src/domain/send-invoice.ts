@@ -1,4 +1,4 @@
-import type { ParamsOf } from "@starpost/shared";
+import type { BotRecord, ParamsOf } from "@starpost/shared";
 import { sendBotMessage, type BotMessageOutcome } from "./bot-message.ts";
 import type { InvoiceDomain } from "./deps.ts";
 
@@ -31,14 +31,14 @@ function invoiceContent(p: ParamsOf<"sendInvoice">): Record<string, unknown> {
 }
 
 /** sendInvoice after the parameter checks: the message and its invoice in one atomic store (Lua). */
-export function sendInvoice(d: InvoiceDomain, botId: string, p: ParamsOf<"sendInvoice">): Promise<BotMessageOutcome> {
+export function sendInvoice(d: InvoiceDomain, bot: BotRecord, p: ParamsOf<"sendInvoice">): Promise<BotMessageOutcome> {
   const record: InvoiceRecord = {
     payload: p.product.payload,
     currency: p.product.currency,
     total_amount: p.product.total_amount,
     title: p.product.title,
   };
-  return sendBotMessage(d, botId, p, {
+  return sendBotMessage(d, bot, p, {
     content: invoiceContent(p),
     record: JSON.stringify(record),
     chatTypeRefusal: "invoice_chat_type",

@@ -1,4 +1,4 @@
-import type { MessageEntity, ParamsOf } from "@starpost/shared";
+import type { BotRecord, MessageEntity, ParamsOf } from "@starpost/shared";
 import { sendBotMessage, type BotMessageOutcome } from "../domain/bot-message.ts";
 import type { InvoiceDomain } from "../domain/deps.ts";
 
@@ -18,8 +18,8 @@ export function textContent(p: {
 }
 
 /** sendMessage after the parameter checks: the same atomic step as sendInvoice, with no invoice behind the message. */
-export function sendMessage(d: InvoiceDomain, botId: string, p: ParamsOf<"sendMessage">): Promise<BotMessageOutcome> {
-  return sendBotMessage(d, botId, p, {
+export function sendMessage(d: InvoiceDomain, bot: BotRecord, p: ParamsOf<"sendMessage">): Promise<BotMessageOutcome> {
+  return sendBotMessage(d, bot, p, {
     content: textContent(p),
     record: "",
     chatTypeRefusal: "message_chat_type",

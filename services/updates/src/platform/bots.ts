@@ -72,8 +72,7 @@ export async function rotateToken(
   redis: Redis,
   botId: string,
 ): Promise<Outcome<{ token: string }, { outcome: "bot_not_found" }>> {
-  if (!(await redis.exists(keys.bot(botId)))) return { outcome: "bot_not_found" };
   const token = `${botId}:${newSecret()}`;
-  await redis.hset(keys.bot(botId), "token_hash", hashToken(token));
-  return ok({ token });
+  const rotated = await scripts.rotateToken(redis, { bot: keys.bot(botId) }, { tokenHash: hashToken(token) });
+  return rotated ? ok({ token }) : { outcome: "bot_not_found" };
 }
