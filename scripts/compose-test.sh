@@ -196,6 +196,13 @@ export STARPOST_E2E_CONTAINERS
 # Containers reach the host as host.docker.internal, the default bridge's gateway address.
 export STARPOST_E2E_HOST_NAME=host.docker.internal
 STARPOST_E2E_HOST_ADDRESS=$(docker network inspect bridge --format '{{range .IPAM.Config}}{{.Gateway}}{{end}}')
+if [ -z "$STARPOST_E2E_HOST_ADDRESS" ]; then
+  # A freshly made default bridge may list its subnet without a gateway: the bridge interface's own
+  # IPv4 address is that gateway.
+  bridge_if=$(docker network inspect bridge --format '{{index .Options "com.docker.network.bridge.name"}}')
+  STARPOST_E2E_HOST_ADDRESS=$(ip -4 -o addr show "${bridge_if:-docker0}" | awk '{print $4}' | cut -d/ -f1 | head -n 1)
+fi
+[ -n "$STARPOST_E2E_HOST_ADDRESS" ] || { echo "compose-test: cannot tell the default bridge's gateway address" >&2; exit 1; }
 export STARPOST_E2E_HOST_ADDRESS
 export STARPOST_E2E_COMPOSE="docker compose --project-name $PROJECT --file $REPO/docker-compose.yml"
 
