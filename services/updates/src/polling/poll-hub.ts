@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import {
-  encodeWakeMessage,
   keys,
   ok,
   parseWakeMessage,
@@ -173,11 +172,8 @@ export class PollHub implements PollTerminator {
 
   async terminateForWebhook(botId: string): Promise<void> {
     for (const w of this.waitersOf(botId)) this.terminate(w, { outcome: "set_webhook" });
-    await this.redis
-      .multi()
-      .del(keys.pollOwner(botId))
-      .spublish(keys.wakeChannel(botId), encodeWakeMessage({ kind: "webhook", botId }))
-      .exec();
+    // Other replicas' polls hear setWebhook's own message (set-webhook.lua publishes it).
+    await this.redis.del(keys.pollOwner(botId));
   }
 
   private register(req: WaitRequest): Waiter {
