@@ -22,6 +22,7 @@ export * from "./redis.ts";
 export * from "./redis-keys.ts";
 export * from "./request-log.ts";
 export * from "./service-app.ts";
+export * from "./internal-calls.ts";
 export * from "./service-client.ts";
 export * from "./shutdown.ts";
 export * from "./update-kinds.ts";
