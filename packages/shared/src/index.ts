@@ -32,3 +32,4 @@ export * from "./webhook-store.ts";
 export * from "./lua/index.ts";
 export * from "./replica-wait.ts";
 export * from "./wake-messages.ts";
+export * from "./undici.ts";

@@ -1,4 +1,4 @@
-import { Pool } from "undici";
+import { Pool } from "./undici.ts";
 import type { BotRecord } from "./bot-registry.ts";
 import { INTERNAL_TOKEN_HEADER, internalSocket } from "./internal-calls.ts";
 import type { ServiceName } from "./methods.ts";
