@@ -44,6 +44,8 @@ export async function buildDist(dist = join(REPO_ROOT, "dist")): Promise<{ servi
     // classes' names), and esbuild's keepNames would cost more heap than short names save.
     minifyWhitespace: true,
     minifySyntax: true,
+    // Short lines still: node prints the source line of an uncaught error.
+    lineLimit: 160,
     logLevel: "warning",
   });
   const lua: string[] = [];

@@ -62,7 +62,7 @@ export function interpolate(value: string, env: Record<string, string | undefine
  */
 export function readImageEnv(file = `${REPO_ROOT}Dockerfile`): Record<string, string> {
   const lines = readFileSync(file, "utf8").replace(/\\\n/g, " ").split("\n");
-  const stage = lines.slice(lines.findLastIndex((l) => /^FROM\s/i.test(l)));
+  const stage = lines.slice(lines.reduce((last, l, i) => (/^FROM\s/i.test(l) ? i : last), 0));
   const env: Record<string, string> = {};
   for (const line of stage.filter((l) => /^ENV\s/i.test(l)))
     for (const m of line.slice(4).matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(?:"([^"]*)"|(\S*))/g)) env[m[1]!] = m[2] ?? m[3]!;
