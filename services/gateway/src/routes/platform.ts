@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { abortOnClose, Errors, PLATFORM_ROUTES, secretMatches, sendError, type ServiceClient } from "@starpost/shared";
+import { abortOnClose, Errors, PLATFORM_ROUTES, secretMatcher, sendError, type ServiceClient } from "@starpost/shared";
 import { platformOpenApi } from "../openapi.ts";
 import { readPlatformBody } from "./body.ts";
 
@@ -9,7 +9,7 @@ import { readPlatformBody } from "./body.ts";
  * public at /platform/v1/openapi.json.
  */
 export function registerPlatformApi(app: FastifyInstance, deps: { services: ServiceClient; platformToken: string }) {
-  const authorized = (header: string | undefined) => secretMatches(header, `Bearer ${deps.platformToken}`);
+  const authorized = secretMatcher(`Bearer ${deps.platformToken}`);
   const openApi = JSON.stringify(platformOpenApi());
   app.get("/platform/v1/openapi.json", async (_req, reply) => reply.type("application/json").send(openApi));
 
