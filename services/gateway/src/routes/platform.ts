@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { abortOnClose, Errors, PLATFORM_ROUTES, secretMatcher, sendError, type ServiceClient } from "@starpost/shared";
+import { Errors, PLATFORM_ROUTES, secretMatcher, sendError, type ServiceClient } from "@starpost/shared";
 import { platformOpenApi } from "../openapi.ts";
 import { readPlatformBody } from "./body.ts";
 
@@ -22,7 +22,7 @@ export function registerPlatformApi(app: FastifyInstance, deps: { services: Serv
         // The query string goes along (history reads and the request log take theirs).
         const path = req.url.slice("/platform/v1".length);
         const body = readPlatformBody(req);
-        const answer = await deps.services.platform(route.service, route.method, path, body, abortOnClose(reply));
+        const answer = await deps.services.platform(route.service, route.method, path, body, reply.raw);
         return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);
       },
     });
