@@ -30,7 +30,7 @@ try {
       name: `p99 ingest -> poll answer (${N} events)`,
       value: percentile(latencies, 99),
       unit: "ms",
-      target: "<= 10",
+      target: "<= 5",
       targetOn: "value",
     },
     { bench: "wake-latency", name: "max ingest -> poll answer", value: Math.max(...latencies), unit: "ms" },

@@ -96,7 +96,7 @@ export const scripts = {
     reply: (username: string | null) => username ?? undefined,
   }),
   setWebhook: script("set-webhook.lua", {
-    keys: { webhook: one(), status: one(), allowedUpdates: one(), log: one() },
+    keys: { webhook: one(), status: one(), allowedUpdates: one(), log: one(), pollOwner: one() },
     args: {
       drop: flag(),
       allowedMode: one<"keep" | "default" | "set">(),
