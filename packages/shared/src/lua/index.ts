@@ -86,7 +86,7 @@ export const scripts = {
   }),
   recordRequest: script("record-request.lua", {
     keys: { bot: one(), log: one() },
-    args: { entry: one(), kept: one<number>() },
+    args: { kept: one<number>(), entries: rest() },
     reply: done,
   }),
   deleteBot: script("delete-bot.lua", {
