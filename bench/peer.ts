@@ -115,7 +115,7 @@ const figures: Figure[] = [
     unit: "ms",
     ceiling: { name: "peer ms", value: theirs.ms },
     ratio: theirs.ms / ours.ms,
-    target: ">= 1",
+    target: ">= 2",
     targetOn: "ratio",
     note: "ratio = peer time / starpost time (above 1: starpost faster)",
   },

@@ -40,7 +40,7 @@ async function stop(bot: Telegraf, launched: Promise<void>) {
 }
 
 const webhookInfo = (token: string) => e2e.call(token, "getWebhookInfo");
-const pollsWaiting = () => metric(urlsOf(e2e, "updates"), "starpost_polls_waiting");
+const pollsWaiting = () => metric(urlsOf(e2e, "gateway"), "starpost_polls_waiting");
 
 describe("telegraf 4.16 with telegram.apiRoot", () => {
   it("launch() polls with timeout 50 (after getMe and deleteWebhook) and receives messages and presses", async () => {

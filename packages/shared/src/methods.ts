@@ -22,12 +22,12 @@ import { DeleteWebhookParams, GetWebhookInfoParams, SetWebhookParams } from "./p
 export type ServiceName = "gateway" | "invoices" | "updates";
 
 export interface MethodSpec {
-  /** the owning service: the gateway forwards the call there. */
+  /** the owning service: the gateway forwards the call there, or answers it itself. */
   service: ServiceName;
   params: z.ZodType;
   /** one line for docs/methods.md. */
   summary: string;
-  /** holds the request open (a long poll): the gateway answers it with an empty result when it shuts down. */
+  /** holds the request open (a long poll, held by the gateway): answered with an empty result when the gateway shuts down. */
   longPoll?: true;
   /** false: a webhook answer may not run it (the official server refuses get*, setWebhook, deleteWebhook, close, logOut there). */
   webhookReply?: false;
@@ -54,7 +54,7 @@ export const METHODS = {
   close: { service: "gateway", params: CloseParams, summary: "true; nothing to release", webhookReply: false },
 
   getUpdates: {
-    service: "updates",
+    service: "gateway",
     params: GetUpdatesParams,
     summary:
       "long polling: offset confirms, limit 1..100, timeout 0..50 s, allowed_updates remembered; 409 on conflicts (docs/polling.md)",

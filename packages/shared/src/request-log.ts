@@ -36,13 +36,15 @@ export function loggedParams(params: Record<string, unknown>): Record<string, un
 
 /**
  * Writes the request log with at most one write in flight: the entries of calls answered while
- * Redis is busy with the previous write go together in the next one, in the order they were
- * added, all sent in one go (the client's auto-pipelining makes them one write). An entry thus
- * lags its answer by an event-loop turn, or by one Redis round trip under load. A failed write is
- * passed to `onError`; it never fails a call, whose answer has gone out already.
+ * Redis is busy with the previous write go together in the next one, one script call per bot
+ * holding its entries in the order they were added (only its newest REQUEST_LOG_SIZE: older ones
+ * would be trimmed at once). An entry thus lags its answer by an event-loop turn, or by one Redis
+ * round trip under load. A failed write is passed to `onError`; it never fails a call, whose
+ * answer has gone out already.
  */
 export class RequestLogWriter {
-  private pending: { botId: string; json: string }[] = [];
+  /** entry JSONs by bot, oldest first; a Map keeps the bots in the order they were first met. */
+  private pending = new Map<string, string[]>();
   private scheduled = false;
   private inFlight: Promise<void> | undefined;
 
@@ -52,7 +54,10 @@ export class RequestLogWriter {
   ) {}
 
   add(botId: string, entry: RequestLogEntry): void {
-    this.pending.push({ botId, json: JSON.stringify(entry) });
+    const json = JSON.stringify(entry);
+    const entries = this.pending.get(botId);
+    if (entries) entries.push(json);
+    else this.pending.set(botId, [json]);
     if (!this.scheduled && !this.inFlight) {
       this.scheduled = true;
       setImmediate(this.flush);
@@ -61,17 +66,17 @@ export class RequestLogWriter {
 
   /** Resolves once every entry added so far is written (or its write failed). */
   async drain(): Promise<void> {
-    while (this.inFlight || this.pending.length > 0) await (this.inFlight ?? this.write());
+    while (this.inFlight || this.pending.size > 0) await (this.inFlight ?? this.write());
   }
 
   private readonly flush = () => {
     this.scheduled = false;
-    if (!this.inFlight && this.pending.length > 0) void this.write();
+    if (!this.inFlight && this.pending.size > 0) void this.write();
   };
 
   private write(): Promise<void> {
     const batch = this.pending;
-    this.pending = [];
+    this.pending = new Map();
     this.inFlight = this.send(batch)
       .catch(this.onError)
       .finally(() => {
@@ -81,14 +86,20 @@ export class RequestLogWriter {
     return this.inFlight;
   }
 
-  private async send(batch: { botId: string; json: string }[]): Promise<void> {
-    const writes = batch.map(({ botId, json }) =>
-      scripts.recordRequest(
-        this.redis,
-        { bot: keys.bot(botId), log: keys.requestLog(botId) },
-        { entry: json, kept: REQUEST_LOG_SIZE },
-      ),
-    );
+  private async send(batch: Map<string, string[]>): Promise<void> {
+    const writes: Promise<boolean>[] = [];
+    for (const [botId, entries] of batch) {
+      writes.push(
+        scripts.recordRequest(
+          this.redis,
+          { bot: keys.bot(botId), log: keys.requestLog(botId) },
+          {
+            kept: REQUEST_LOG_SIZE,
+            entries: entries.length > REQUEST_LOG_SIZE ? entries.slice(-REQUEST_LOG_SIZE) : entries,
+          },
+        ),
+      );
+    }
     const failed = (await Promise.allSettled(writes)).find((r) => r.status === "rejected");
     if (failed) throw (failed as PromiseRejectedResult).reason;
   }

@@ -36,12 +36,14 @@ export function sendOutcome(reply: FastifyReply, outcome: MethodOutcome) {
   return reply.code(200).send(okEnvelope(outcome.result, outcome.description));
 }
 
-/** Compares a presented secret with the expected one in constant time. */
-export function secretMatches(given: unknown, expected: string): boolean {
-  if (typeof given !== "string") return false;
-  const a = Buffer.from(given);
+/** A check of a presented secret against the expected one, in constant time (the expected bytes made once). */
+export function secretMatcher(expected: string): (given: unknown) => boolean {
   const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return (given) => {
+    if (typeof given !== "string") return false;
+    const a = Buffer.from(given);
+    return a.length === b.length && timingSafeEqual(a, b);
+  };
 }
 
 /**
@@ -50,12 +52,9 @@ export function secretMatches(given: unknown, expected: string): boolean {
  * fastify a promise and a microtask turn each.)
  */
 export function guardInternal(app: FastifyInstance, internalToken: string) {
+  const matches = secretMatcher(internalToken);
   app.addHook("onRequest", (req, reply, done) => {
-    if (
-      req.url.startsWith("/internal/") &&
-      internalToken !== "" &&
-      !secretMatches(req.headers[INTERNAL_TOKEN_HEADER], internalToken)
-    ) {
+    if (req.url.startsWith("/internal/") && internalToken !== "" && !matches(req.headers[INTERNAL_TOKEN_HEADER])) {
       void sendError(reply, Errors.unauthorized());
       return;
     }

@@ -10,3 +10,4 @@ export * from "./local-stack.ts";
 export * from "./supervisor.ts";
 export * from "./redis-cluster.ts";
 export * from "./target.ts";
+export * from "./polling.ts";

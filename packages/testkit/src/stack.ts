@@ -66,7 +66,6 @@ export async function startStack(opts: { logger?: Logger; redisServer?: RedisSer
   const replica = async () => {
     const updates = await buildUpdates({
       redis: redisFor("updates"),
-      subscriber: redisFor("updates-subscriber"),
       deliveryQueue: queue,
       logger,
       internalToken,
@@ -85,6 +84,7 @@ export async function startStack(opts: { logger?: Logger; redisServer?: RedisSer
     const botCache = redisServer ? new BotCache(redisServer.url, logger) : undefined;
     const gateway = await buildGateway({
       redis: redisFor("gateway"),
+      subscriber: redisFor("gateway-subscriber"),
       services,
       logger,
       platformToken: TEST_PLATFORM_TOKEN,

@@ -16,9 +16,13 @@ import { registerRequestLog } from "./routes/bot-calls.ts";
 import { registerPlatformApi } from "./routes/platform.ts";
 import type { BotCache } from "./bot-cache.ts";
 import { registerConsole } from "./console.ts";
+import { pollingHandlers } from "./polling/handlers.ts";
+import { PollHub } from "./polling/poll-hub.ts";
 
 export interface GatewayDeps {
   redis: Redis;
+  /** a dedicated connection for the wake-ups of held long polls (one per process). */
+  subscriber: Redis;
   services: ServiceClient;
   logger: Logger;
   platformToken: string;
@@ -27,7 +31,7 @@ export interface GatewayDeps {
   botCache?: BotCache;
 }
 
-/** Builds the gateway: the Bot API front, the platform API, health and metrics. Never listens. */
+/** Builds the gateway: the Bot API front, long polls, the platform API, health and metrics. Never listens. */
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   // Node's own header limit (16 KiB) would refuse a GET whose query string the reference accepts.
   const http = { http: { maxHeaderSize: MAX_HEADER_SIZE } } as object;
@@ -49,7 +53,17 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerPlatformApi(app, { services: deps.services, platformToken: deps.platformToken });
   registerConsole(app);
   registerRequestLog(app, deps.redis, deps.logger, registry);
-  registerBotApi(app, { redis: deps.redis, services: deps.services, botCache: deps.botCache });
+  const polls = new PollHub({ redis: deps.redis, subscriber: deps.subscriber, logger: deps.logger, registry });
+  await polls.start();
+  // Before the server stops waiting for requests: held polls are answered with an empty result at
+  // once rather than holding shutdown for up to 50 s (nothing is confirmed until the next offset).
+  app.addHook("preClose", () => polls.close());
+  registerBotApi(app, {
+    redis: deps.redis,
+    services: deps.services,
+    botCache: deps.botCache,
+    polling: pollingHandlers(deps.redis, polls),
+  });
   if (deps.botCache) app.addHook("onClose", () => deps.botCache!.close());
 
   return app;

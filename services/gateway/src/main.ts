@@ -13,6 +13,7 @@ import { BotCache } from "./bot-cache.ts";
 const config = loadConfig("gateway", GatewayConfig);
 const logger = createLogger("gateway", config.LOG_LEVEL);
 const redis = createRedis({ ...redisTarget(config), logger, role: "gateway" });
+const subscriber = createRedis({ ...redisTarget(config), logger, role: "gateway-subscriber" });
 const services = new ServiceClient(
   { invoices: config.INVOICES_URL, updates: config.UPDATES_URL },
   config.INTERNAL_TOKEN,
@@ -20,7 +21,14 @@ const services = new ServiceClient(
 );
 // On Redis Cluster every call reads the bot record (see BotCache).
 const botCache = config.REDIS_CLUSTER_NODES?.length ? undefined : new BotCache(config.REDIS_URL, logger);
-const app = await buildApp({ redis, services, logger, platformToken: config.PLATFORM_TOKEN, botCache });
+const app = await buildApp({
+  redis,
+  subscriber,
+  services,
+  logger,
+  platformToken: config.PLATFORM_TOKEN,
+  botCache,
+});
 
 await app.listen({ port: config.PORT, host: config.HOST });
 onShutdown(
@@ -29,6 +37,7 @@ onShutdown(
     await app.close();
     await services.close();
     await redis.quit();
+    await subscriber.quit();
   },
-  { redis: [redis] },
+  { redis: [redis, subscriber] },
 );

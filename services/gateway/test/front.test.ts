@@ -185,7 +185,7 @@ describe("parameters named like prototype properties", () => {
   });
 
   it("an internal service answers a body its parser refuses in the envelope too", async () => {
-    const r = await http(stack.updatesUrl, "POST", "/internal/call/getUpdates", {
+    const r = await http(stack.updatesUrl, "POST", "/internal/call/getWebhookInfo", {
       body: '{"bot":{"id":"1","username":"a_bot","first_name":"A"},"params":{"__proto__":{}}}',
       headers: { "x-internal-token": "test-internal-token" },
     });

@@ -52,6 +52,30 @@ describe("RequestLogWriter", () => {
     expect(errors).toEqual([]);
   });
 
+  it("keeps each bot's entries in order when several bots' calls are written together", async () => {
+    await redis.hset(keys.bot("7003"), "id", "7003");
+    await redis.hset(keys.bot("7004"), "id", "7004");
+    const errors: Error[] = [];
+    const log = new RequestLogWriter(redis, (err) => errors.push(err));
+    for (let n = 0; n < 10; n++) log.add(n % 2 ? "7003" : "7004", entry(n));
+    await log.drain();
+    expect((await readRequests(redis, "7003", REQUEST_LOG_SIZE)).map((e) => e.method)).toEqual([
+      "call1",
+      "call3",
+      "call5",
+      "call7",
+      "call9",
+    ]);
+    expect((await readRequests(redis, "7004", REQUEST_LOG_SIZE)).map((e) => e.method)).toEqual([
+      "call0",
+      "call2",
+      "call4",
+      "call6",
+      "call8",
+    ]);
+    expect(errors).toEqual([]);
+  });
+
   it("passes a failed write to its error handler", async () => {
     const other = createRedis({ url: server.url, logger: createLogger("test", "silent"), role: "test" });
     await other.quit();

@@ -12,14 +12,10 @@ import {
   registerReplicaWait,
 } from "@starpost/shared";
 import { registerPlatformRoutes } from "./platform/routes.ts";
-import { pollingHandlers } from "./polling/handlers.ts";
-import { PollHub } from "./polling/poll-hub.ts";
 import { webhookHandlers } from "./webhook/handlers.ts";
 
 export interface UpdatesDeps {
   redis: Redis;
-  /** a dedicated connection for pub/sub wake-ups. */
-  subscriber: Redis;
   /** BullMQ queues of webhook drain jobs. */
   deliveryQueue: DeliveryQueues;
   logger: Logger;
@@ -30,7 +26,7 @@ export interface UpdatesDeps {
   replicaWait?: ReplicaWaitOptions;
 }
 
-/** Builds the updates service: update log, platform ingestion, getUpdates, webhook settings. */
+/** Builds the updates service: update log, platform ingestion, webhook settings. */
 export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
   const app = createHttpServer(deps.logger, { bodyLimit: 16 * 1024 * 1024 });
   const registry = deps.registry ?? new Registry("updates");
@@ -46,20 +42,14 @@ export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
     deliveryQueue: deps.deliveryQueue,
     onDropped: (reason) => dropped.inc({ reason }),
   });
-  const polls = new PollHub({ redis: deps.redis, subscriber: deps.subscriber, logger: deps.logger, registry });
-  await polls.start();
-  // Before the server stops waiting for requests: answer the held polls instead of holding shutdown for 50 s.
-  app.addHook("preClose", () => polls.close());
-  const polling = pollingHandlers(deps.redis, polls);
-  registerMethodRoute(app, {
-    ...polling,
-    ...webhookHandlers({
+  registerMethodRoute(
+    app,
+    webhookHandlers({
       redis: deps.redis,
       deliveryQueue: deps.deliveryQueue,
       logger: deps.logger,
       allowPrivateNetworks: deps.allowPrivateNetworks,
-      polls,
     }),
-  });
+  );
   return app;
 }

@@ -16,10 +16,8 @@ const logger = createLogger("updates", config.LOG_LEVEL);
 const redis = createRedis({ ...redisTarget(config), logger, role: "updates" });
 const queueConnection = createRedis({ ...redisTarget(config), logger, role: "updates-queue", bullmq: true });
 const deliveryQueue = createDeliveryQueue(queueConnection);
-const subscriber = createRedis({ ...redisTarget(config), logger, role: "updates-subscriber" });
 const app = await buildApp({
   redis,
-  subscriber,
   deliveryQueue,
   logger,
   internalToken: config.INTERNAL_TOKEN,
@@ -36,7 +34,6 @@ onShutdown(
     await app.close();
     await deliveryQueue.close();
     await redis.quit();
-    await subscriber.quit();
   },
-  { redis: [redis, subscriber, queueConnection] },
+  { redis: [redis, queueConnection] },
 );

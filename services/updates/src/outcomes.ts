@@ -26,11 +26,6 @@ const REFUSALS = {
   set_webhook_too_often: () => Errors.tooManyRequests(1),
   webhook_ip_reserved: (r: { ip: string }) => Errors.webhookIpReserved(r.ip),
   webhook_host_unresolved: () => Errors.webhookHostUnresolved(),
-  // getUpdates: the 409s, by what ended or refused the poll
-  webhook_active: () => Errors.conflictWebhookActive(),
-  set_webhook: () => Errors.conflictSetWebhook(),
-  other_get_updates: () => Errors.conflictOtherGetUpdates(),
-  poll_failed: () => Errors.internal(),
 } satisfies RefusalMap;
 
 export type Refusal = RefusalOf<typeof REFUSALS>;

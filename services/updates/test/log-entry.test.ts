@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeEntry, encodeEntry, ENTRY_FIELDS, keys, readEntries } from "@starpost/shared";
-import { startStack, userMessage, type TestStack } from "@starpost/testkit";
-import { getUpdates, ids, push } from "./polling-helpers.ts";
+import { startStack, userMessage, type TestStack, getUpdates, ids, push } from "@starpost/testkit";
 
 let stack: TestStack;
 beforeAll(async () => {

@@ -28,7 +28,6 @@ async function updatesWithWait(timeoutMs: number) {
   const redis = connect("wait-updates");
   const app = await buildApp({
     redis,
-    subscriber: connect("wait-sub"),
     deliveryQueue,
     logger,
     internalToken: "",

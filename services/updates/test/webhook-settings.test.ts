@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "@starpost/updates";
 import { createDeliveryQueue, createLogger, createRedis, keys } from "@starpost/shared";
-import { botClient, http, startStack, userMessage, type TestStack } from "@starpost/testkit";
-import { waitingPoll } from "./polling-helpers.ts";
+import { botClient, http, startStack, userMessage, type TestStack, waitingPoll } from "@starpost/testkit";
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -211,10 +210,8 @@ describe("the SSRF guard at setWebhook", () => {
     const redis = createRedis({ url: stack.redisServer.url, logger, role: "guard-test" });
     const queueConn = createRedis({ url: stack.redisServer.url, logger, role: "guard-queue", bullmq: true });
     const queue = createDeliveryQueue(queueConn);
-    const subscriber = createRedis({ url: stack.redisServer.url, logger, role: "guard-sub" });
     const app = await buildApp({
       redis,
-      subscriber,
       deliveryQueue: queue,
       logger,
       internalToken: "",
@@ -252,7 +249,7 @@ describe("the SSRF guard at setWebhook", () => {
     } finally {
       await app.close();
       await queue.close();
-      for (const c of [redis, queueConn, subscriber]) await c.quit();
+      for (const c of [redis, queueConn]) await c.quit();
     }
   }, 30_000);
 });

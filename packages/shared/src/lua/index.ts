@@ -86,7 +86,7 @@ export const scripts = {
   }),
   recordRequest: script("record-request.lua", {
     keys: { bot: one(), log: one() },
-    args: { entry: one(), kept: one<number>() },
+    args: { kept: one<number>(), entries: rest() },
     reply: done,
   }),
   deleteBot: script("delete-bot.lua", {
@@ -96,7 +96,7 @@ export const scripts = {
     reply: (username: string | null) => username ?? undefined,
   }),
   setWebhook: script("set-webhook.lua", {
-    keys: { webhook: one(), status: one(), allowedUpdates: one(), log: one() },
+    keys: { webhook: one(), status: one(), allowedUpdates: one(), log: one(), pollOwner: one() },
     args: {
       drop: flag(),
       allowedMode: one<"keep" | "default" | "set">(),

@@ -60,10 +60,12 @@ const pricesParam = () =>
  * check; empty or a JSON `null` counts as absent.
  */
 export const rawJson = () =>
-  z.preprocess((v) => {
-    const parsed = v === "" ? undefined : fromJson(v);
-    return parsed === null ? undefined : parsed;
-  }, z.unknown());
+  z
+    .preprocess((v) => {
+      const parsed = v === "" ? undefined : fromJson(v);
+      return parsed === null ? undefined : parsed;
+    }, z.unknown())
+    .optional();
 
 /** Fields of a product (sendInvoice and createInvoiceLink), in the official check order. */
 const productShape = {

@@ -11,9 +11,9 @@ import {
   sendError,
   sendOutcome,
   success,
-  type BotRecord,
+  type MethodContext,
+  type MethodHandlers,
   type MethodName,
-  type MethodSpec,
   type MethodOutcome,
   type ServiceClient,
 } from "@starpost/shared";
@@ -25,24 +25,22 @@ export interface BotApiDeps {
   redis: Redis;
   services: ServiceClient;
   botCache?: BotCache;
+  /** getUpdates, which the gateway answers itself (polling/handlers.ts). */
+  polling: MethodHandlers;
 }
 
 const BOT_PATH = /^\/bot([^/]*)\/([^/]*)$/;
 
-/** Methods the gateway answers itself (the table's `gateway` rows). */
-const own: Partial<Record<MethodName, (bot: BotRecord) => MethodOutcome>> = {
-  getMe: (bot) => success(botUser(bot)),
-  // starpost is the bot's only server: logging out or closing has nothing to release.
-  logOut: () => success(true),
-  close: () => success(true),
-};
-
 /** `/bot<token>/<method>`: token check, method lookup, then the owning service answers. */
-export function registerBotApi(app: FastifyInstance, { redis, services, botCache }: BotApiDeps) {
-  // Shutting down, the gateway answers held long polls at once rather than waiting up to 50 s:
-  // an empty result loses nothing, since nothing is confirmed until the bot's next offset.
-  const closing = new AbortController();
-  app.addHook("preClose", async () => closing.abort());
+export function registerBotApi(app: FastifyInstance, { redis, services, botCache, polling }: BotApiDeps) {
+  /** Methods the gateway answers itself (the table's `gateway` rows). */
+  const own: MethodHandlers = {
+    getMe: async ({ bot }) => success(botUser(bot)),
+    // starpost is the bot's only server: logging out or closing has nothing to release.
+    logOut: async () => success(true),
+    close: async () => success(true),
+    ...polling,
+  };
 
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split("?", 1)[0]!;
@@ -71,20 +69,21 @@ export function registerBotApi(app: FastifyInstance, { redis, services, botCache
     if (spec.service === "gateway") {
       const parsed = parseParams(method, params);
       if (!parsed.ok) return sendError(reply, parsed.error);
-      return sendOutcome(reply, own[method]!(auth.bot));
+      // The abort signal is made only for a handler that asks for it (a long poll).
+      let signal: AbortSignal | undefined;
+      const ctx = {
+        botId: auth.bot.id,
+        bot: auth.bot,
+        params: parsed.params,
+        get signal() {
+          return (signal ??= abortOnClose(reply));
+        },
+      };
+      const run = own[method] as (ctx: MethodContext<MethodName>) => Promise<MethodOutcome>;
+      return sendOutcome(reply, await run(ctx));
     }
-    // A poll with timeout 0 (or none) answers at once: it is not held, so it needs no abort signal.
-    const longPoll = (spec as MethodSpec).longPoll === true && Number(params.timeout ?? 0) > 0;
-    // Only a long poll is given up when its caller leaves: any other call is short and runs to its
-    // end (an abort listener per call is measurable on the hot path).
-    const signal = longPoll ? AbortSignal.any([abortOnClose(reply), closing.signal]) : undefined;
-    let answer;
-    try {
-      answer = await services.call(spec.service, method, auth.bot, params, signal);
-    } catch (err) {
-      if (longPoll && closing.signal.aborted) return sendOutcome(reply, success([]));
-      throw err;
-    }
+    // Calls to a service are short and run to their end: no abort listener per call.
+    const answer = await services.call(spec.service, method, auth.bot, params);
     return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);
   };
   app.route({ method: ["GET", "POST"], url: "/bot*", handler });

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { abortOnClose, Errors, PLATFORM_ROUTES, secretMatches, sendError, type ServiceClient } from "@starpost/shared";
+import { Errors, PLATFORM_ROUTES, secretMatcher, sendError, type ServiceClient } from "@starpost/shared";
 import { platformOpenApi } from "../openapi.ts";
 import { readPlatformBody } from "./body.ts";
 
@@ -9,7 +9,7 @@ import { readPlatformBody } from "./body.ts";
  * public at /platform/v1/openapi.json.
  */
 export function registerPlatformApi(app: FastifyInstance, deps: { services: ServiceClient; platformToken: string }) {
-  const authorized = (header: string | undefined) => secretMatches(header, `Bearer ${deps.platformToken}`);
+  const authorized = secretMatcher(`Bearer ${deps.platformToken}`);
   const openApi = JSON.stringify(platformOpenApi());
   app.get("/platform/v1/openapi.json", async (_req, reply) => reply.type("application/json").send(openApi));
 
@@ -22,7 +22,7 @@ export function registerPlatformApi(app: FastifyInstance, deps: { services: Serv
         // The query string goes along (history reads and the request log take theirs).
         const path = req.url.slice("/platform/v1".length);
         const body = readPlatformBody(req);
-        const answer = await deps.services.platform(route.service, route.method, path, body, abortOnClose(reply));
+        const answer = await deps.services.platform(route.service, route.method, path, body, reply.raw);
         return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);
       },
     });

@@ -101,6 +101,7 @@ export async function setWebhook(
       status: keys.webhookStatus(botId),
       allowedUpdates: keys.allowedUpdates(botId),
       log: keys.updateLog(botId),
+      pollOwner: keys.pollOwner(botId),
     },
     {
       drop: p.drop_pending_updates ? "1" : "0",
@@ -111,9 +112,6 @@ export async function setWebhook(
       values: [...fields, ...(p.allowed_updates ?? [])],
     },
   );
-  // The webhook key exists now, so a new getUpdates gets 409; end the one already waiting here at
-  // once (the script's message ends those on other replicas).
-  await deps.polls.terminateForWebhook(botId);
   await requestDrain(deps.deliveryQueue, botId, { cause: "webhook_set", pending });
   deps.logger.info({ botId, maxConnections: config.maxConnections }, "webhook set");
   return ok(true, "Webhook was set");

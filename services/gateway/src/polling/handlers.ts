@@ -9,14 +9,16 @@ export function pollingHandlers(redis: Redis, hub: PollHub): MethodHandlers {
     getUpdates: async (ctx) => answer(await getUpdates(ctx)),
   };
 
-  async function getUpdates({ botId, params, signal }: MethodContext<"getUpdates">): Promise<PollOutcome> {
+  async function getUpdates(ctx: MethodContext<"getUpdates">): Promise<PollOutcome> {
+    const { botId, params } = ctx;
     const { offset, limit, timeout, allowed_updates: allowed } = params;
     // As the official server: the setting changes only when the call is not refused for a
     // webhook, and before anything waits, so updates created from now on are filtered by it.
     const saveAllowed = allowed === undefined ? undefined : () => saveAllowedUpdates(redis, botId, allowed);
 
+    // Only a held poll reads ctx.signal: the signal (and its listener) is made on first read.
     if (timeout > 0)
-      return hub.wait({ botId, offset, limit, timeoutMs: timeout * 1000, signal, beforeWait: saveAllowed });
+      return hub.wait({ botId, offset, limit, timeoutMs: timeout * 1000, signal: ctx.signal, beforeWait: saveAllowed });
 
     // Timeout 0 never waits, so it never disturbs a waiting poll of the same bot.
     const read = await pollUpdates(redis, botId, { offset, limit, pollId: "", mode: "none", ownerTtlMs: 0 });

@@ -13,7 +13,7 @@ import {
 import type { Outcome } from "../outcomes.ts";
 import { spacedConflict, type Conflict } from "./conflicts.ts";
 import { pollingMetrics, type PollingMetrics } from "./metrics.ts";
-import type { PollingDeps, PollTerminator } from "./types.ts";
+import type { PollingDeps } from "./types.ts";
 
 /** The claim in Redis outlives the poll's own deadline by this much (a stuck process frees it). */
 const CLAIM_MARGIN_MS = 10_000;
@@ -55,12 +55,14 @@ export type PollOutcome = Outcome<RawJson, Conflict | { outcome: "poll_failed" }
 export const updatesResult = (updates: string[]): PollOutcome => ok(new RawJson(`[${updates.join(",")}]`));
 
 /**
- * The long polls held by this process. Waiting costs no Redis connection: the process's one
+ * The long polls held by this gateway, on the bot's own connection: a waiting poll costs no
+ * forwarded request, no socket to another service and no Redis connection. The process's one
  * subscriber holds one shard subscription per bot with waiting polls (the bot's wake channel) and
- * routes its messages to the local waiters of that bot. Which poll
- * of a bot may wait is decided in Redis (poll-updates.lua), so conflicts hold across replicas.
+ * routes its messages to the local waiters of that bot. Which poll of a bot may wait is decided in
+ * Redis (poll-updates.lua), so conflicts hold across replicas; setWebhook (in the updates service)
+ * ends a waiting poll by the message set-webhook.lua publishes on the same channel.
  */
-export class PollHub implements PollTerminator {
+export class PollHub {
   private readonly redis: Redis;
   private readonly subscriber: Redis;
   private readonly logger: Logger;
@@ -126,6 +128,8 @@ export class PollHub implements PollTerminator {
    * leaving.
    */
   async wait(req: WaitRequest): Promise<PollOutcome> {
+    // Shutting down: held polls were answered empty, and so is one that arrives meanwhile.
+    if (!this.started) return updatesResult([]);
     const w = this.register(req);
     // Registered before the first read, so a wake-up during the read is not missed (it sets dirty).
     w.reading = true;
@@ -168,12 +172,6 @@ export class PollHub implements PollTerminator {
     }, req.timeoutMs);
     if (w.dirty) void this.pump(w);
     return w.answer;
-  }
-
-  async terminateForWebhook(botId: string): Promise<void> {
-    for (const w of this.waitersOf(botId)) this.terminate(w, { outcome: "set_webhook" });
-    // Other replicas' polls hear setWebhook's own message (set-webhook.lua publishes it).
-    await this.redis.del(keys.pollOwner(botId));
   }
 
   private register(req: WaitRequest): Waiter {

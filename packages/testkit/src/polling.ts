@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { keys } from "@starpost/shared";
-import { eventually, http, userMessage, type Platform, type Reply } from "@starpost/testkit";
+import { http, userMessage, type Platform, type Reply } from "./bot-api.ts";
+import { eventually } from "./wait.ts";
 
 /** getUpdates as a raw GET with every parameter in the query string, the way most clients send it. */
 export function getUpdates(
@@ -33,8 +34,6 @@ export async function push(platform: Platform, botId: number, update: unknown): 
   if (res.status !== 200) throw new Error(`push failed: ${JSON.stringify(res.body)}`);
   return res.body.result.update_id;
 }
-
-export { eventually, metric } from "@starpost/testkit";
 
 /** The id of the bot's waiting poll, as claimed in Redis (null when none waits). */
 export const pollOwner = (redis: Redis, botId: number) => redis.get(keys.pollOwner(botId));

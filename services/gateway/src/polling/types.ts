@@ -8,8 +8,3 @@ export interface PollingDeps {
   logger: Logger;
   registry: Registry;
 }
-
-/** Answers every waiting getUpdates of a bot, on any replica, with a 409 (used by setWebhook). */
-export interface PollTerminator {
-  terminateForWebhook(botId: string): Promise<void>;
-}

@@ -1,8 +1,18 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keys } from "@starpost/shared";
-import { startStack, userMessage, type TestStack } from "@starpost/testkit";
-import { eventually, getUpdates, ids, metric, pollOwner, push, waitingPoll } from "./polling-helpers.ts";
+import {
+  startStack,
+  userMessage,
+  type TestStack,
+  eventually,
+  getUpdates,
+  ids,
+  metric,
+  pollOwner,
+  push,
+  waitingPoll,
+} from "@starpost/testkit";
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -12,7 +22,7 @@ afterAll(async () => {
   await stack?.close();
 });
 
-const waiting = () => metric(stack.updatesUrl, "starpost_polls_waiting");
+const waiting = () => metric(stack.gatewayUrl, "starpost_polls_waiting");
 
 describe("long polling", () => {
   it("holds the request and answers as soon as an update is pushed", async () => {

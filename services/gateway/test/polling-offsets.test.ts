@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keys } from "@starpost/shared";
-import { http, startStack, type TestStack } from "@starpost/testkit";
-import { getUpdates, ids, pushMessages } from "./polling-helpers.ts";
+import { http, startStack, type TestStack, getUpdates, ids, pushMessages } from "@starpost/testkit";
 
 let stack: TestStack;
 beforeAll(async () => {

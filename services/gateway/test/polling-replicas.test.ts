@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Errors } from "@starpost/shared";
-import { startStack, userMessage, type TestStack } from "@starpost/testkit";
-import { getUpdates, ids, metric, pollOwner, push, waitingPoll } from "./polling-helpers.ts";
+import {
+  startStack,
+  userMessage,
+  type TestStack,
+  getUpdates,
+  ids,
+  metric,
+  pollOwner,
+  push,
+  waitingPoll,
+} from "@starpost/testkit";
 
 // Two replicas (gateway + updates + invoices each) on one Redis: a bot's polls may reach either.
 let a: TestStack;
@@ -15,7 +24,7 @@ afterAll(async () => {
   await a?.close();
 });
 
-describe("long polling across two updates processes", () => {
+describe("long polling across two gateways", () => {
   it("a poll through B ends the one waiting through A with 409, then B gets the update pushed through A", async () => {
     const bot = await a.platform.createBot();
     const onA = getUpdates(a.gatewayUrl, bot.token, { timeout: 30 });
@@ -26,8 +35,8 @@ describe("long polling across two updates processes", () => {
     expect(ended.status).toBe(409);
     expect(ended.body).toEqual(Errors.conflictOtherGetUpdates().toJSON());
     await waitingPoll(a.redis, bot.id, first);
-    expect(await metric(b.updatesUrl, "starpost_polls_waiting")).toBe(1);
-    expect(await metric(a.updatesUrl, "starpost_polls_waiting")).toBe(0);
+    expect(await metric(b.gatewayUrl, "starpost_polls_waiting")).toBe(1);
+    expect(await metric(a.gatewayUrl, "starpost_polls_waiting")).toBe(0);
     const id = await push(a.platform, bot.id, userMessage(3, "via A"));
     expect(ids(await onB)).toEqual([id]);
   });

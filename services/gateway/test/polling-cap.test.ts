@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeEntry, keys, MAX_PENDING_UPDATES } from "@starpost/shared";
-import { startStack, userMessage, type TestStack } from "@starpost/testkit";
-import { getUpdates, ids, metric } from "./polling-helpers.ts";
+import { startStack, userMessage, type TestStack, getUpdates, ids, metric } from "@starpost/testkit";
 
 let stack: TestStack;
 beforeAll(async () => {

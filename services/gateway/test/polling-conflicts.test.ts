@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Errors, keys } from "@starpost/shared";
-import { botClient, startStack, userMessage, type TestStack } from "@starpost/testkit";
-import { getUpdates, ids, metric, pollOwner, push, waitingPoll } from "./polling-helpers.ts";
+import {
+  botClient,
+  startStack,
+  userMessage,
+  type TestStack,
+  getUpdates,
+  ids,
+  metric,
+  pollOwner,
+  push,
+  waitingPoll,
+} from "@starpost/testkit";
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -68,7 +78,7 @@ describe("getUpdates conflicts", () => {
     expect(res.status).toBe(409);
     expect(res.body).toEqual(SET_WEBHOOK);
     expect(
-      await metric(stack.updatesUrl, "starpost_poll_conflicts_total", 'reason="set_webhook"'),
+      await metric(stack.gatewayUrl, "starpost_poll_conflicts_total", 'reason="set_webhook"'),
     ).toBeGreaterThanOrEqual(1);
   });
 
