@@ -37,6 +37,15 @@ export async function buildDist(dist = join(REPO_ROOT, "dist")): Promise<{ servi
       js: 'import { createRequire as __spCreateRequire } from "node:module"; const require = __spCreateRequire(import.meta.url);',
     },
     legalComments: "none",
+    // Every process holds its bundle's source in its heap (V8 compiles functions lazily from it),
+    // and two bytes a character if one comment has a non-Latin-1 character: without comments and
+    // whitespace it is a third of that, ASCII (esbuild escapes the rest), one byte a character.
+    // Identifiers stay as they are: libraries read err.constructor.name (pino's err.type, error
+    // classes' names), and esbuild's keepNames would cost more heap than short names save.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    // Short lines still: node prints the source line of an uncaught error.
+    lineLimit: 160,
     logLevel: "warning",
   });
   const lua: string[] = [];

@@ -1,7 +1,9 @@
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ALL_CONFIG_SCHEMAS, parseConfig } from "@starpost/shared";
-import { readCompose, readRedisCommand } from "@starpost/testkit";
+import { readCompose, readImageEnv, readRedisCommand } from "@starpost/testkit";
 
 // The compose file is checked against the services' real config schemas: every variable it sets
 // exists and parses (`npm run test:compose` then runs it on a Docker engine).
@@ -36,6 +38,33 @@ describe("docker-compose.yml", () => {
 
   it("refuses to start the gateway without a platform token", () => {
     expect(() => readCompose({})).toThrow(/PLATFORM_TOKEN is required/);
+  });
+});
+
+// npm start, the tests and the benchmarks give their service processes the image's environment.
+describe("the Dockerfile's environment", () => {
+  it("sets NODE_ENV and node's memory settings in the image's last stage", () => {
+    const env = readImageEnv();
+    expect(env.NODE_ENV).toBe("production");
+    expect(env.NODE_OPTIONS).toMatch(/--max-semi-space-size=\d+/);
+    expect(env.GLIBC_TUNABLES).toMatch(/glibc\.malloc\.trim_threshold=\d+/);
+  });
+
+  it("reads ENV lines of the last stage only: several per line, quoted, continued", () => {
+    const file = join(mkdtempSync(join(tmpdir(), "starpost-dockerfile-")), "Dockerfile");
+    writeFileSync(
+      file,
+      [
+        "FROM base AS build",
+        "ENV BUILD_ONLY=1",
+        "FROM base",
+        'ENV A=1 B="two words" \\',
+        "    C=3",
+        "RUN echo ENV=not-this",
+        "env D=4",
+      ].join("\n"),
+    );
+    expect(readImageEnv(file)).toEqual({ A: "1", B: "two words", C: "3", D: "4" });
   });
 });
 

@@ -13,7 +13,7 @@ import { BotApiError, Errors } from "./errors.ts";
 import { requestSerializers, type Logger } from "./logger.ts";
 import { findPlatformRoute } from "./params/platform-routes.ts";
 import { sendError } from "./service-app.ts";
-import { internalSocket } from "./service-client.ts";
+import { internalSocket } from "./internal-calls.ts";
 
 /** Answers an error that is neither a registry error nor a framework 4xx (the default logs it and answers 500). */
 export type UnexpectedErrorHandler = (

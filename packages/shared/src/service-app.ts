@@ -7,7 +7,7 @@ import { findMethod, METHODS, type MethodName, type ParamsOf } from "./methods.t
 import type { Registry } from "./metrics.ts";
 import { parseParams } from "./params/parse.ts";
 import { isBotId } from "./params/platform.ts";
-import { INTERNAL_TOKEN_HEADER } from "./service-client.ts";
+import { INTERNAL_TOKEN_HEADER } from "./internal-calls.ts";
 
 /**
  * What a method handler gets: the bot the gateway authenticated (its public record, as sent with

@@ -1,7 +1,8 @@
 import type { ServerResponse } from "node:http";
-import { join } from "node:path";
-import { Pool, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
+import { Pool } from "./undici.ts";
 import type { BotRecord } from "./bot-registry.ts";
+import { INTERNAL_TOKEN_HEADER, internalSocket } from "./internal-calls.ts";
 import type { ServiceName } from "./methods.ts";
 
 /**
@@ -16,11 +17,6 @@ export interface ServiceReply {
   headers: Record<string, string>;
   body: string;
 }
-
-export const INTERNAL_TOKEN_HEADER = "x-internal-token";
-
-/** The Unix socket a service also listens on when INTERNAL_SOCKET_DIR is set. */
-export const internalSocket = (dir: string, service: string) => join(dir, `${service}.sock`);
 
 export class ServiceClient {
   private readonly pools: Record<string, Pool>;

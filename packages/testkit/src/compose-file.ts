@@ -54,6 +54,21 @@ export function interpolate(value: string, env: Record<string, string | undefine
   });
 }
 
+/**
+ * The environment the image gives every process (the `ENV` lines of the Dockerfile's last stage):
+ * NODE_ENV and the memory settings of node, V8 and glibc. `npm start`, the tests and the
+ * benchmarks give their service processes the same, so the Dockerfile is the one place they are
+ * set. Reads `ENV KEY=value ...` lines, values plain or in double quotes.
+ */
+export function readImageEnv(file = `${REPO_ROOT}Dockerfile`): Record<string, string> {
+  const lines = readFileSync(file, "utf8").replace(/\\\n/g, " ").split("\n");
+  const stage = lines.slice(lines.reduce((last, l, i) => (/^FROM\s/i.test(l) ? i : last), 0));
+  const env: Record<string, string> = {};
+  for (const line of stage.filter((l) => /^ENV\s/i.test(l)))
+    for (const m of line.slice(4).matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(?:"([^"]*)"|(\S*))/g)) env[m[1]!] = m[2] ?? m[3]!;
+  return env;
+}
+
 /** The compose file's `redis` service command, interpolated against `env`. */
 export function readRedisCommand(
   env: Record<string, string | undefined> = process.env,

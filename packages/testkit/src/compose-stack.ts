@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createWriteStream, mkdirSync } from "node:fs";
+import { get } from "node:http";
 import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
-import { readCompose, REPO_ROOT, type ComposeService } from "./compose-file.ts";
+import { readCompose, readImageEnv, REPO_ROOT, type ComposeService } from "./compose-file.ts";
 import { stopProcess, track } from "./child-processes.ts";
 import { freePort } from "./redis-server.ts";
 import type { Supervisor } from "./supervisor.ts";
@@ -82,15 +83,21 @@ function order(services: ComposeService[]): ComposeService[] {
   return out;
 }
 
+/** GET /readyz answered 200 (node:http, not fetch: the starter stays as small as a bare node). */
+function probe(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = get({ host: "127.0.0.1", port, path: "/readyz", agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.once("error", () => resolve(false));
+  });
+}
+
 async function waitReady(port: number, child: ChildProcess, name: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/readyz`);
-      if (res.ok) return;
-    } catch {
-      // not listening yet
-    }
+    if (await probe(port)) return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${name} did not become ready on port ${port}`);
@@ -113,6 +120,8 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
       });
 
   const supervisor = opts.supervisor;
+  // NODE_ENV and node's memory settings, as the image sets them (see readImageEnv).
+  const imageEnv = readImageEnv();
   const entries = new Map<string, string[]>();
   /** `entry`: the node arguments that run the service (its bundle, or its source through tsx). */
   const spawnChild = (proc: ServiceProcess, entry: string[]): ChildProcess => {
@@ -120,7 +129,7 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     const child = track(
       spawn(process.execPath, [...(opts.nodeArgs ?? []), ...entry], {
         cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", ...proc.env },
+        env: { PATH: process.env.PATH ?? "", ...imageEnv, ...proc.env },
         stdio: ["ignore", "pipe", "pipe"],
       }),
     );

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
-import { Agent } from "undici";
 import {
+  Agent,
   emptyParams,
   guardedLookup,
   isReservedIp,
