@@ -22,12 +22,10 @@ FROM ${BASE_IMAGE}
 # Every process of the image, and those `npm start`, the tests and the benchmarks start (they read
 # these lines: packages/testkit/src/compose-file.ts, readImageEnv), so they are set here only.
 # What each saves at idle is in docs/operations.md ("Memory").
-# - NODE_OPTIONS: V8's young generation grows to 2 x 16 MiB while a service starts and stays that
-#   big; 1 MiB semi-spaces keep it at 2 MiB, with no more CPU per call (`npm run bench`).
 # - GLIBC_TUNABLES: a fixed trim threshold (glibc's default value, which glibc otherwise raises
 #   after the first large free) hands back the memory V8 used to compile the bundle at start.
 ENV NODE_ENV=production
-ENV NODE_OPTIONS="--max-semi-space-size=1" GLIBC_TUNABLES="glibc.malloc.trim_threshold=131072"
+ENV GLIBC_TUNABLES="glibc.malloc.trim_threshold=131072"
 WORKDIR /app
 COPY --from=build /src/dist ./dist
 USER node

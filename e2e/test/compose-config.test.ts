@@ -46,7 +46,6 @@ describe("the Dockerfile's environment", () => {
   it("sets NODE_ENV and node's memory settings in the image's last stage", () => {
     const env = readImageEnv();
     expect(env.NODE_ENV).toBe("production");
-    expect(env.NODE_OPTIONS).toMatch(/--max-semi-space-size=\d+/);
     expect(env.GLIBC_TUNABLES).toMatch(/glibc\.malloc\.trim_threshold=\d+/);
   });
 
