@@ -30,7 +30,8 @@ export class ServiceClient {
     this.pools = Object.fromEntries(
       Object.entries(urls).map(([name, url]) => [
         name,
-        // Long polls hold a connection each for up to 50 s: no cap on connections, no body timeout.
+        // A held platform call (a history read, a payment or a press waiting for the bot's answer)
+        // holds a connection while it waits: no cap on connections, generous timeouts.
         new Pool(socketDir ? "http://localhost" : url, {
           connections: null,
           pipelining: 1,
@@ -44,17 +45,11 @@ export class ServiceClient {
   }
 
   /** Runs a Bot API method for an authenticated bot in its owning service. */
-  call(
-    service: Exclude<ServiceName, "gateway">,
-    method: string,
-    bot: BotRecord,
-    params: Record<string, unknown>,
-    signal?: AbortSignal,
-  ) {
+  call(service: Exclude<ServiceName, "gateway">, method: string, bot: BotRecord, params: Record<string, unknown>) {
     // The three fields named, not the object: whatever else a caller's record holds stays here.
     const { id, username, first_name } = bot;
     const body = JSON.stringify({ bot: { id, username, first_name }, params });
-    return this.send(service, "POST", `/internal/call/${method}`, body, signal);
+    return this.send(service, "POST", `/internal/call/${method}`, body);
   }
 
   /**

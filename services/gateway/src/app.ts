@@ -71,8 +71,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
 
 /** What can go wrong forwarding a call, beyond the common envelope handler (createHttpServer). */
 const forwardFailed: UnexpectedErrorHandler = (err, req, reply) => {
-  // The caller left first (every client library aborts its held getUpdates on stop): the
-  // aborted forward is expected, not a failure, and there is nobody left to answer.
+  // The caller left a held platform call first (a history read, a payment waiting for the bot):
+  // the aborted forward is expected, not a failure, and there is nobody left to answer.
   if (err.name === "AbortError" && req.raw.socket?.destroyed) {
     req.log.debug("caller went away before the answer");
     return reply.hijack();
