@@ -36,7 +36,10 @@ const common = {
   REDIS_WAIT_REPLICAS: z.coerce.number().int().min(0).max(16).default(0),
   /** How long that wait may take before the call fails instead of acknowledging. */
   REDIS_WAIT_TIMEOUT_MS: z.coerce.number().int().min(10).max(60_000).default(2_000),
-  INTERNAL_TOKEN: z.string().default(""),
+  /** Every call between services carries it; a service answers nothing but health and metrics without it. */
+  INTERNAL_TOKEN: z
+    .string({ error: "is required (make one: openssl rand -hex 24)" })
+    .min(16, "must be at least 16 characters (make one: openssl rand -hex 24)"),
   /**
    * Where gateway, services and workers share a host (`npm start`): a folder where invoices and
    * updates also listen on a Unix socket (<dir>/<service>.sock), which the gateway and the workers

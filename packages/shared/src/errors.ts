@@ -112,6 +112,8 @@ export const Errors = {
   webhookIpInvalid: () => bad("bad webhook: Invalid IP address specified"),
   webhookIpReserved: (ip: string) => bad(`bad webhook: IP address ${ip} is reserved`),
   webhookHostUnresolved: () => bad("bad webhook: Failed to resolve host: Name or service not known"),
+  /** starpost's own listeners (own-endpoints.ts) are never a webhook, whatever the private-network setting. */
+  webhookOwnEndpoint: (ip: string, port: number) => bad(`bad webhook: IP address ${ip} port ${port} is starpost's own`),
 
   // sendInvoice and the Stars lifecycle
   paymentProviderInvalid: () => bad("PAYMENT_PROVIDER_INVALID"),

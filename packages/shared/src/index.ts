@@ -19,6 +19,7 @@ export * from "./params/platform-routes.ts";
 export * from "./params/raw.ts";
 export * from "./pubsub.ts";
 export * from "./redis.ts";
+export * from "./own-endpoints.ts";
 export * from "./redis-keys.ts";
 export * from "./request-log.ts";
 export * from "./service-app.ts";

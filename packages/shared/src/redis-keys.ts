@@ -23,6 +23,11 @@ export function shardOf(botId: string | number, n: number): number {
 export const keys = {
   /** Hash: id, username, first_name, token_hash, created_at. */
   bot: (botId: string | number) => `${PREFIX}:bot:${tag(botId)}`,
+  /**
+   * Global hash: `<address> <port> <host>/<pid>` -> service, every HTTP listener of every running
+   * starpost process (own-endpoints.ts), which no webhook may reach.
+   */
+  ownEndpoints: () => `${PREFIX}:own-endpoints`,
   /** Global hash: lower-cased username -> bot id (uniqueness across bots), `<username>:at` -> when claimed (ms). */
   botUsernames: () => `${PREFIX}:bot-usernames`,
   /** Global counter for generated bot ids. */

@@ -46,19 +46,23 @@ export function secretMatcher(expected: string): (given: unknown) => boolean {
   };
 }
 
+/** The routes a service answers without the internal token: liveness, readiness and metrics. */
+const OPEN_ROUTES = new Set(["/healthz", "/readyz", "/metrics"]);
+
 /**
- * Internal routes are only for the gateway and workers; INTERNAL_TOKEN guards them when set.
+ * A service's listeners serve the gateway and the workers only: every request needs INTERNAL_TOKEN
+ * but the ops routes above. The check is on the route the router matched (`routeOptions.url`),
+ * not on the raw URL, so no spelling of a path (percent-encoded, dot segments, repeated slashes)
+ * reaches a route the check did not see; a request that matches no route needs the token too.
  * (This hook and the metrics hook below run on every call: callback hooks, not async ones, spare
  * fastify a promise and a microtask turn each.)
  */
 export function guardInternal(app: FastifyInstance, internalToken: string) {
+  if (internalToken.length < 16) throw new Error("the internal token must be at least 16 characters");
   const matches = secretMatcher(internalToken);
   app.addHook("onRequest", (req, reply, done) => {
-    if (req.url.startsWith("/internal/") && internalToken !== "" && !matches(req.headers[INTERNAL_TOKEN_HEADER])) {
-      void sendError(reply, Errors.unauthorized());
-      return;
-    }
-    done();
+    if (OPEN_ROUTES.has(req.routeOptions.url ?? "") || matches(req.headers[INTERNAL_TOKEN_HEADER])) return done();
+    void sendError(reply, Errors.unauthorized());
   });
 }
 

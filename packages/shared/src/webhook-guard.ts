@@ -155,7 +155,7 @@ export async function resolveWebhookHost(host: string, allowPrivate: boolean): P
 export class WebhookTargetError extends Error {
   constructor(
     message: string,
-    readonly code: "WEBHOOK_RESERVED_IP" | "WEBHOOK_UNRESOLVED",
+    readonly code: "WEBHOOK_RESERVED_IP" | "WEBHOOK_UNRESOLVED" | "WEBHOOK_OWN_ENDPOINT",
   ) {
     super(message);
   }

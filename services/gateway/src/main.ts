@@ -1,4 +1,5 @@
 import {
+  announceEndpoints,
   createLogger,
   createRedis,
   GatewayConfig,
@@ -30,11 +31,14 @@ const app = await buildApp({
   botCache,
 });
 
+// Recorded before it listens, so no webhook reaches it from its first request on.
+const endpoints = await announceEndpoints(redis, "gateway", { host: config.HOST, port: config.PORT });
 await app.listen({ port: config.PORT, host: config.HOST });
 onShutdown(
   logger,
   async () => {
     await app.close();
+    await endpoints.withdraw();
     await services.close();
     await redis.quit();
     await subscriber.quit();

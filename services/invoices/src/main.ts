@@ -1,4 +1,5 @@
 import {
+  announceEndpoints,
   createDeliveryQueue,
   createLogger,
   createRedis,
@@ -28,12 +29,15 @@ const app = await buildApp({
 
 // The socket first: the TCP port answering /readyz is what says the service is up.
 await listenInternalSocket(app, config.INTERNAL_SOCKET_DIR, "invoices");
+// Recorded before it listens, so no webhook reaches it from its first request on.
+const endpoints = await announceEndpoints(redis, "invoices", { host: config.HOST, port: config.INVOICES_PORT });
 await app.listen({ port: config.INVOICES_PORT, host: config.HOST });
 onShutdown(
   logger,
   async () => {
     // Closing the app first lets waiting payments answer (their waits end at once) before Redis goes.
     await app.close();
+    await endpoints.withdraw();
     await deliveryQueue.close();
     await redis.quit();
     await subscriber.quit();

@@ -2,6 +2,7 @@ import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import {
   guardInternal,
+  OwnEndpoints,
   registerMethodRoute,
   registerOps,
   Registry,
@@ -49,6 +50,7 @@ export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
       deliveryQueue: deps.deliveryQueue,
       logger: deps.logger,
       allowPrivateNetworks: deps.allowPrivateNetworks,
+      ownEndpoints: new OwnEndpoints(deps.redis),
     }),
   );
   return app;

@@ -1,4 +1,5 @@
 import {
+  announceEndpoints,
   createDeliveryQueue,
   createLogger,
   listenInternalSocket,
@@ -27,11 +28,14 @@ const app = await buildApp({
 
 // The socket first: the TCP port answering /readyz is what says the service is up.
 await listenInternalSocket(app, config.INTERNAL_SOCKET_DIR, "updates");
+// Recorded before it listens, so no webhook reaches it from its first request on.
+const endpoints = await announceEndpoints(redis, "updates", { host: config.HOST, port: config.UPDATES_PORT });
 await app.listen({ port: config.UPDATES_PORT, host: config.HOST });
 onShutdown(
   logger,
   async () => {
     await app.close();
+    await endpoints.withdraw();
     await deliveryQueue.close();
     await redis.quit();
   },

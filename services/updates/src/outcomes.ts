@@ -26,6 +26,7 @@ const REFUSALS = {
   set_webhook_too_often: () => Errors.tooManyRequests(1),
   webhook_ip_reserved: (r: { ip: string }) => Errors.webhookIpReserved(r.ip),
   webhook_host_unresolved: () => Errors.webhookHostUnresolved(),
+  webhook_own_endpoint: (r: { ip: string; port: number }) => Errors.webhookOwnEndpoint(r.ip, r.port),
 } satisfies RefusalMap;
 
 export type Refusal = RefusalOf<typeof REFUSALS>;

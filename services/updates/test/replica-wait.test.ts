@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDeliveryQueue, createLogger, createRedis, keys, type Redis } from "@starpost/shared";
+import {
+  createDeliveryQueue,
+  createLogger,
+  createRedis,
+  INTERNAL_TOKEN_HEADER,
+  keys,
+  type Redis,
+} from "@starpost/shared";
 import { eventually, startRedis, startStack, userMessage, type RedisServer, type TestStack } from "@starpost/testkit";
 import { buildApp } from "../src/app.ts";
 
@@ -7,6 +14,7 @@ import { buildApp } from "../src/app.ts";
 let stack: TestStack;
 let replica: RedisServer | undefined;
 const clients: Redis[] = [];
+const TOKEN = "replica-wait-internal-token";
 
 beforeAll(async () => {
   stack = await startStack();
@@ -30,12 +38,17 @@ async function updatesWithWait(timeoutMs: number) {
     redis,
     deliveryQueue,
     logger,
-    internalToken: "",
+    internalToken: TOKEN,
     allowPrivateNetworks: true,
     replicaWait: { replicas: 1, timeoutMs },
   });
   const push = async (botId: number) =>
-    app.inject({ method: "POST", url: `/internal/platform/bots/${botId}/updates`, payload: userMessage(5, "hi") });
+    app.inject({
+      method: "POST",
+      url: `/internal/platform/bots/${botId}/updates`,
+      headers: { [INTERNAL_TOKEN_HEADER]: TOKEN },
+      payload: userMessage(5, "hi"),
+    });
   return { app, push, close: async () => (await app.close(), await deliveryQueue.close()) };
 }
 

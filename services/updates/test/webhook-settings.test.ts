@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "@starpost/updates";
-import { createDeliveryQueue, createLogger, createRedis, keys } from "@starpost/shared";
+import { createDeliveryQueue, createLogger, createRedis, INTERNAL_TOKEN_HEADER, keys } from "@starpost/shared";
+
+const TOKEN = "settings-test-internal-token";
 import { botClient, http, startStack, userMessage, type TestStack, waitingPoll } from "@starpost/testkit";
 
 let stack: TestStack;
@@ -214,7 +216,7 @@ describe("the SSRF guard at setWebhook", () => {
       redis,
       deliveryQueue: queue,
       logger,
-      internalToken: "",
+      internalToken: TOKEN,
       allowPrivateNetworks: false,
     });
     const bot = await stack.platform.createBot();
@@ -223,6 +225,7 @@ describe("the SSRF guard at setWebhook", () => {
         await app.inject({
           method: "POST",
           url: "/internal/call/setWebhook",
+          headers: { [INTERNAL_TOKEN_HEADER]: TOKEN },
           payload: { bot: { id: String(bot.id), username: bot.username, first_name: bot.first_name }, params: { url } },
         })
       ).json();

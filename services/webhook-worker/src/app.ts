@@ -2,6 +2,7 @@ import { Worker } from "bullmq";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import {
+  OwnEndpoints,
   createDeliveryQueue,
   createHttpServer,
   keys,
@@ -13,6 +14,7 @@ import {
   type ServiceClient,
 } from "@starpost/shared";
 import { WebhookSender, type SenderOptions } from "./delivery/sender.ts";
+import { TargetGuard } from "./delivery/target-guard.ts";
 import { BotDrain, type DrainOutcome } from "./drain/bot-drain.ts";
 import { WebhookChanges } from "./drain/webhook-changes.ts";
 import { workerMetrics } from "./metrics.ts";
@@ -60,7 +62,10 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const { redis, logger } = deps;
   const metrics = workerMetrics(deps.registry);
   const queue = createDeliveryQueue(deps.connection);
-  const sender = new WebhookSender(deps.sender);
+  const sender = new WebhookSender(
+    deps.sender,
+    new TargetGuard(deps.sender.allowPrivateNetworks, new OwnEndpoints(deps.redis)),
+  );
   const replies = replyMethodRunner(deps.services, redis, logger, metrics);
   const stop = new AbortController();
   const followUps = new Set<Promise<void>>();

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import {
+  announceEndpoints,
   createLogger,
   createRedis,
   loadConfig,
@@ -53,6 +54,8 @@ const worker = buildWorker({
 });
 const app = await buildOpsApp({ redis, logger, registry });
 
+// Recorded before it listens, so no webhook reaches it from its first request on.
+const endpoints = await announceEndpoints(redis, "webhook-worker", { host: config.HOST, port: config.WORKER_PORT });
 await app.listen({ port: config.WORKER_PORT, host: config.HOST });
 worker.start();
 logger.info({ port: config.WORKER_PORT, concurrency: config.WORKER_CONCURRENCY }, "webhook worker started");
@@ -61,6 +64,7 @@ onShutdown(
   async () => {
     await worker.close(); // finishes the requests in flight first
     await app.close();
+    await endpoints.withdraw();
     await services.close();
     await connection.quit();
     await subscriber.quit();

@@ -19,8 +19,14 @@ export function registerPlatformApi(app: FastifyInstance, deps: { services: Serv
       url: `/platform/v1${route.url}`,
       handler: async (req: FastifyRequest, reply: FastifyReply) => {
         if (!authorized(req.headers.authorization)) return sendError(reply, Errors.unauthorized());
-        // The query string goes along (history reads and the request log take theirs).
-        const path = req.url.slice("/platform/v1".length);
+        // The path forwarded is the route's own, filled with the decoded parameters, never the
+        // caller's spelling of it: a call carrying the internal token goes only where the route
+        // table says. The query string goes along (history reads and the request log take theirs).
+        const params = req.params as Record<string, string>;
+        const query = req.url.indexOf("?");
+        const path =
+          route.url.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name]!)) +
+          (query < 0 ? "" : req.url.slice(query));
         const body = readPlatformBody(req);
         const answer = await deps.services.platform(route.service, route.method, path, body, reply.raw);
         return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);

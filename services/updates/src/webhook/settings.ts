@@ -51,7 +51,9 @@ export async function setWebhook(
 ): Promise<
   Outcome<
     true,
-    { outcome: "set_webhook_too_often" | "webhook_host_unresolved" } | { outcome: "webhook_ip_reserved"; ip: string }
+    | { outcome: "set_webhook_too_often" | "webhook_host_unresolved" }
+    | { outcome: "webhook_ip_reserved"; ip: string }
+    | { outcome: "webhook_own_endpoint"; ip: string; port: number }
   >
 > {
   if (p.url === "") return deleteWebhook(deps, botId, p.drop_pending_updates);
@@ -81,6 +83,12 @@ export async function setWebhook(
   // With private networks allowed (local stacks, tests) a name that does not resolve yet is
   // accepted: delivery reports it in last_error_message instead.
   if (resolved.outcome === "unresolved" && !deps.allowPrivateNetworks) return { outcome: "webhook_host_unresolved" };
+  if (resolved.outcome === "ok") {
+    const port = Number(target.port) || (target.protocol === "https:" ? 443 : 80);
+    if (await deps.ownEndpoints.find(resolved.ip, port)) {
+      return { outcome: "webhook_own_endpoint", ip: resolved.ip, port };
+    }
+  }
 
   const config: WebhookConfig = {
     url: p.url,

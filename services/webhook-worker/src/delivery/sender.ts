@@ -2,9 +2,8 @@ import { isIP } from "node:net";
 import {
   Agent,
   emptyParams,
-  guardedLookup,
-  isReservedIp,
   parseWebhookUrl,
+  Pool,
   readFormParams,
   readJsonParams,
   urlHost,
@@ -13,8 +12,10 @@ import {
 } from "@starpost/shared";
 import { parseRetryAfter } from "./backoff.ts";
 import { failureText, wrongResponseText } from "./error-text.ts";
+import type { TargetGuard } from "./target-guard.ts";
 
 export interface SenderOptions {
+  /** refuses reserved addresses unless private networks are allowed. */
   allowPrivateNetworks: boolean;
   /** also send the secret in X-Telegram-Bot-Api-Secret-Token (unmodified client libraries). */
   telegramHeaderAlias: boolean;
@@ -55,14 +56,23 @@ function parseReply(type: string | undefined, text: string): RawParams | undefin
  */
 export class WebhookSender {
   private readonly agent: Agent;
-  private readonly targets = new Map<string, { origin: string; path: string; auth?: string; host: string }>();
+  private readonly targets = new Map<
+    string,
+    { origin: string; path: string; auth?: string; host: string; port: number }
+  >();
 
-  constructor(private readonly opts: SenderOptions) {
+  constructor(
+    private readonly opts: SenderOptions,
+    private readonly guard: TargetGuard,
+  ) {
+    const connect = { ca: opts.ca, timeout: Math.min(opts.timeoutMs, 10_000) };
     this.agent = new Agent({
-      connect: {
-        ca: opts.ca,
-        lookup: guardedLookup(opts.allowPrivateNetworks),
-        timeout: Math.min(opts.timeoutMs, 10_000),
+      // One pool per origin, whose connections resolve their host through the guard with the
+      // origin's port (a lookup alone is not told the port).
+      factory: (origin, options) => {
+        const url = new URL(String(origin));
+        const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
+        return new Pool(origin, { ...options, connect: { ...connect, lookup: guard.lookup(port) } });
       },
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
@@ -80,7 +90,8 @@ export class WebhookSender {
         u.username || u.password
           ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64")}`
           : undefined;
-      t = { origin: u.origin, path: `${u.pathname}${u.search}`, auth, host: urlHost(u) };
+      const port = Number(u.port) || (u.protocol === "https:" ? 443 : 80);
+      t = { origin: u.origin, path: `${u.pathname}${u.search}`, auth, host: urlHost(u), port };
       if (this.targets.size > 10_000) this.targets.clear();
       this.targets.set(url, t);
     }
@@ -91,9 +102,7 @@ export class WebhookSender {
     try {
       const t = this.target(target.url);
       // A literal address is dialled without a lookup, so the guard checks it here.
-      if (!this.opts.allowPrivateNetworks && isIP(t.host) && isReservedIp(t.host)) {
-        throw new WebhookTargetError(`IP address ${t.host} is reserved`, "WEBHOOK_RESERVED_IP");
-      }
+      if (isIP(t.host)) await this.guard.resolve(t.host, t.port);
       const headers: Record<string, string> = { "content-type": "application/json" };
       if (target.secretToken) {
         headers["x-platform-bot-api-secret-token"] = target.secretToken;
