@@ -153,11 +153,8 @@ export async function listenInternalSocket(app: FastifyInstance, dir: string, se
   const server = createServer({ keepAliveTimeout: 75_000, requestTimeout: 0 }, (req, res) =>
     app.server.emit("request", req, res),
   );
-  // A Unix socket refuses a connect outright once its accept queue is full (TCP retries instead),
-  // so the queue is as long as the kernel allows (net.core.somaxconn): thousands of long polls
-  // opened at once each open a connection.
-  await new Promise<void>((resolve, reject) => server.once("error", reject).listen({ path, backlog: 65_535 }, resolve));
   app.addHook("onClose", async () => {
+    if (!server.listening) return;
     const grace = setTimeout(() => server.closeAllConnections(), 5_000);
     await new Promise((resolve) => {
       server.close(resolve);
@@ -165,4 +162,10 @@ export async function listenInternalSocket(app: FastifyInstance, dir: string, se
     });
     clearTimeout(grace);
   });
+  // Requests handed over before fastify is ready would find its hooks not yet built.
+  await app.ready();
+  // A Unix socket refuses a connect outright once its accept queue is full (TCP retries instead),
+  // so the queue is as long as the kernel allows (net.core.somaxconn): thousands of long polls
+  // opened at once each open a connection.
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen({ path, backlog: 65_535 }, resolve));
 }

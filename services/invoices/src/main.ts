@@ -27,10 +27,10 @@ const app = await buildApp({
   replicaWait: replicaWait(config),
 });
 
-// The socket first: the TCP port answering /readyz is what says the service is up.
-await listenInternalSocket(app, config.INTERNAL_SOCKET_DIR, "invoices");
 // Recorded before it listens, so no webhook reaches it from its first request on.
 const endpoints = await announceEndpoints(redis, "invoices", { host: config.HOST, port: config.INVOICES_PORT });
+// The socket first: the TCP port answering /readyz is what says the service is up.
+await listenInternalSocket(app, config.INTERNAL_SOCKET_DIR, "invoices");
 await app.listen({ port: config.INVOICES_PORT, host: config.HOST });
 onShutdown(
   logger,

@@ -26,10 +26,10 @@ const app = await buildApp({
   replicaWait: replicaWait(config),
 });
 
-// The socket first: the TCP port answering /readyz is what says the service is up.
-await listenInternalSocket(app, config.INTERNAL_SOCKET_DIR, "updates");
 // Recorded before it listens, so no webhook reaches it from its first request on.
 const endpoints = await announceEndpoints(redis, "updates", { host: config.HOST, port: config.UPDATES_PORT });
+// The socket first: the TCP port answering /readyz is what says the service is up.
+await listenInternalSocket(app, config.INTERNAL_SOCKET_DIR, "updates");
 await app.listen({ port: config.UPDATES_PORT, host: config.HOST });
 onShutdown(
   logger,
