@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { request } from "node:http";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createHttpServer, createLogger } from "@starpost/shared";
+import { createHttpServer, createLogger, internalSocket, listenInternalSocket } from "@starpost/shared";
 
 describe("createHttpServer", () => {
   it("closes even when a client holds a connection that never sent a request", async () => {
@@ -38,5 +42,27 @@ describe("createHttpServer", () => {
       error_code: 400,
       description: "Bad Request: invalid HTTP request",
     });
+  });
+
+  it("answers on its Unix socket from the moment the socket exists, before the TCP port listens", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "starpost-socket-"));
+    const app = createHttpServer(createLogger("test", "silent"));
+    app.get("/x", async () => ({ ok: true }));
+    try {
+      await listenInternalSocket(app, dir, "svc");
+      // The gateway connects as soon as the socket file is there; app.listen has not run yet.
+      const status = await new Promise<number>((resolve, reject) =>
+        request({ socketPath: internalSocket(dir, "svc"), path: "/x", agent: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        })
+          .once("error", reject)
+          .end(),
+      );
+      expect(status).toBe(200);
+    } finally {
+      await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
