@@ -1,9 +1,9 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
-import { Cluster } from "ioredis";
+import type { Cluster } from "ioredis";
 import { keys } from "./redis-keys.ts";
-import type { Redis } from "./redis.ts";
+import { isCluster, type Redis } from "./redis.ts";
 
 /**
  * starpost's own endpoints, which no webhook may reach whatever WEBHOOK_ALLOW_PRIVATE_NETWORKS says
@@ -136,9 +136,8 @@ export class OwnEndpoints {
   }
 
   private redisServers(): [string, number][] {
-    const redis = this.redis as unknown;
-    if (redis instanceof Cluster) {
-      return redis.nodes("all").flatMap((n) => {
+    if (isCluster(this.redis)) {
+      return (this.redis as unknown as Cluster).nodes("all").flatMap((n) => {
         const { host = "127.0.0.1", port = 6379 } = n.options;
         return [
           [host, port],
@@ -146,7 +145,7 @@ export class OwnEndpoints {
         ] as [string, number][];
       });
     }
-    const { host = "127.0.0.1", port = 6379 } = (redis as Redis).options;
+    const { host = "127.0.0.1", port = 6379 } = this.redis.options;
     return [[host, port]];
   }
 }
