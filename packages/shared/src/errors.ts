@@ -227,5 +227,3 @@ export const Errors = {
       ...(retryAfter !== undefined ? { parameters: { retry_after: retryAfter } } : {}),
     }),
 } as const;
-
-export type ErrorName = keyof typeof Errors;

@@ -52,13 +52,6 @@ export function toInteger(text: string, bits: 32 | 64): bigint {
 
 export const toInt32 = (text: string) => Number(toInteger(text, 32));
 
-/** td's `to_integer_safe<int64>`: the whole text is the canonical decimal form of an int64, else undefined. */
-export function toInt64Exact(text: string): bigint | undefined {
-  if (!/^-?\d{1,19}$/.test(text)) return undefined;
-  const value = toInteger(text, 64);
-  return value.toString() === text ? value : undefined;
-}
-
 /** A required string parameter; missing or empty gives `parameter "<name>" is required`. */
 export const requiredString = (name: string) =>
   z.preprocess(asText, z.string().optional()).transform((s, ctx) => s || fail(ctx, Errors.paramRequired(name)));
