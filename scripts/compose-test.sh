@@ -12,7 +12,8 @@
 #     end-to-end client suites and the webhook crash test against the gateway's published port;
 #  6. `docker compose up --scale webhook-worker=4`, kills a worker container and crashes Redis
 #     (restarted by its policy) mid-delivery, and checks that nothing is lost;
-#  7. tears everything down.
+#  7. stops Redis and checks that every starpost container's health check (readiness) fails;
+#  8. tears everything down.
 # Base images and the build cache stay in $STATE between runs (delete it for a cold run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -222,3 +223,25 @@ STARPOST_E2E_CONTAINERS=$(describe_stack)
 t0=$(date +%s)
 npx vitest run --config e2e/compose/vitest.config.ts
 say "kill test on compose passed in $(($(date +%s) - t0)) s"
+
+# --- 7. the health check is readiness: Redis stopped, every starpost container's check fails -------
+# (FailingStreak, the checks failed in a row, turns at the first failure; unhealthy takes three.)
+streaks() { # "<service> <failing streak>" for every running starpost container
+  # shellcheck disable=SC2046
+  docker inspect $(compose ps --quiet gateway updates invoices webhook-worker) \
+    --format '{{index .Config.Labels "com.docker.compose.service"}} {{.State.Health.FailingStreak}}'
+}
+wait_streaks() { # up to 30 s until every check is passing (streak 0) or failing (streak > 0)
+  for _ in $(seq 1 60); do
+    streaks | awk -v want="$1" '(want == "passing") != ($2 == 0) { bad = 1 } END { exit bad }' && return 0
+    sleep 0.5
+  done
+  streaks >&2
+  return 1
+}
+wait_streaks passing || { echo "compose-test: a health check fails before Redis is stopped" >&2; exit 1; }
+t0=$(date +%s)
+# The container, not `compose stop redis`: that also stops the services that depend on Redis.
+docker stop "$(compose ps --quiet redis)" >/dev/null
+wait_streaks failing || { echo "compose-test: a health check still passes with Redis stopped" >&2; exit 1; }
+say "Redis stopped: every starpost container's health check failed within $(($(date +%s) - t0)) s"

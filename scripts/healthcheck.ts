@@ -1,7 +1,9 @@
 /**
- * The image's HEALTHCHECK (bundled as dist/healthcheck.mjs): GET /healthz on the port of the
- * service this container runs. The service is the argument if one is given, else read from PID 1's
- * command line (dist/<service>.mjs); its port comes from the environment as the service reads it.
+ * The image's HEALTHCHECK (bundled as dist/healthcheck.mjs): GET /readyz on the port of the
+ * service this container runs, so a container whose Redis (or, for the gateway, whose updates or
+ * invoices service) does not answer is unhealthy, not only one whose process is gone. The service
+ * is the argument if one is given, else read from PID 1's command line (dist/<service>.mjs); its
+ * port comes from the environment as the service reads it.
  */
 import { readFileSync } from "node:fs";
 // The config module alone (not the package index), so each check starts fast.
@@ -25,7 +27,9 @@ const bound = process.env.HOST;
 const host = !bound || bound === "0.0.0.0" || bound === "::" ? "127.0.0.1" : bound.includes(":") ? `[${bound}]` : bound;
 
 try {
-  const res = await fetch(`http://${host}:${port}/healthz`, { signal: AbortSignal.timeout(4000) });
+  // /readyz answers within READY_TIMEOUT_MS (3 s); this deadline is above it and below the
+  // Dockerfile's --timeout (5 s), so a probe that gets no answer still ends with a reason.
+  const res = await fetch(`http://${host}:${port}/readyz`, { signal: AbortSignal.timeout(4000) });
   if (!res.ok) throw new Error(`status ${res.status}`);
   process.exit(0);
 } catch (err) {

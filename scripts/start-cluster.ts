@@ -4,11 +4,11 @@
  * as local processes in cluster mode (logs under .data/logs). The nodes keep their ports across
  * runs, so a second start rejoins the same cluster with its data. Ctrl-C stops everything.
  */
-import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { REPO_ROOT, startProcessStack, startRedisCluster, stopOnSignal } from "@starpost/testkit";
+import { localStackEnv, platformToken } from "./local-stack-env.ts";
 
 const data = join(REPO_ROOT, ".data");
 const dir = join(data, "cluster");
@@ -30,31 +30,21 @@ async function previousPorts(): Promise<number[] | undefined> {
   return ports;
 }
 
-function platformToken(): string {
-  if (process.env.PLATFORM_TOKEN) return process.env.PLATFORM_TOKEN;
-  const file = join(data, "platform-token");
-  if (!existsSync(file)) writeFileSync(file, randomBytes(24).toString("base64url") + "\n", { mode: 0o600 });
-  return readFileSync(file, "utf8").trim();
-}
-
 const ports = await previousPorts();
 if (!ports) rmSync(dir, { recursive: true, force: true }); // ports taken: a fresh cluster
 mkdirSync(dir, { recursive: true });
 const cluster = await startRedisCluster({ dir, appendonly: true, ports, nodeTimeoutMs: 5000 });
 writeFileSync(portsFile, JSON.stringify(cluster.nodes.map((n) => n.port)) + "\n");
 
-const token = platformToken();
+const token = platformToken(data);
 const stack = await startProcessStack({
   redisUrl: "redis://127.0.0.1:1", // unused: REDIS_CLUSTER_NODES wins
   gatewayPort: Number(process.env.PORT ?? 8081),
   logDir: join(data, "logs"),
   env: {
-    PLATFORM_TOKEN: token,
-    INTERNAL_TOKEN: randomBytes(16).toString("hex"),
+    ...localStackEnv(token),
     REDIS_CLUSTER_NODES: cluster.seeds,
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
     ...(process.env.REDIS_WAIT_REPLICAS ? { REDIS_WAIT_REPLICAS: process.env.REDIS_WAIT_REPLICAS } : {}),
-    ...(process.env.LOG_LEVEL ? { LOG_LEVEL: process.env.LOG_LEVEL } : {}),
   },
 }).catch(async (err) => {
   await cluster.stop();

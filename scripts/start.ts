@@ -11,27 +11,20 @@
  * STARPOST_FROM_SOURCE=true runs the services from their TypeScript sources under tsx instead
  * (`node --import tsx scripts/start.ts`, for working on starpost without rebuilding).
  */
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../packages/testkit/src/compose-file.ts";
 import { startProcessStack } from "../packages/testkit/src/compose-stack.ts";
 import { stopOnSignal } from "../packages/testkit/src/child-processes.ts";
 import { startRedis } from "../packages/testkit/src/redis-server.ts";
 import { Supervisor } from "../packages/testkit/src/supervisor.ts";
+import { localStackEnv, platformToken } from "./local-stack-env.ts";
 
 const data = process.env.STARPOST_DATA_DIR ?? join(REPO_ROOT, ".data");
 mkdirSync(join(data, "redis"), { recursive: true });
 // Gateway, workers and services share this host: they talk over Unix sockets here (INTERNAL_SOCKET_DIR).
 mkdirSync(join(data, "sockets"), { recursive: true });
 const supervisor = new Supervisor({ log: (line) => process.stderr.write(`starpost: ${line}\n`) });
-
-function platformToken(): string {
-  if (process.env.PLATFORM_TOKEN) return process.env.PLATFORM_TOKEN;
-  const file = join(data, "platform-token");
-  if (!existsSync(file)) writeFileSync(file, randomBytes(24).toString("base64url") + "\n", { mode: 0o600 });
-  return readFileSync(file, "utf8").trim();
-}
 
 async function redisServer(): Promise<{ url: string; process?: { pid?: number }; stop: () => Promise<void> }> {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => {} };
@@ -40,7 +33,7 @@ async function redisServer(): Promise<{ url: string; process?: { pid?: number };
   return server;
 }
 
-const token = platformToken();
+const token = platformToken(data);
 const port = Number(process.env.PORT ?? 8081);
 const redis = await redisServer();
 const stack = await startProcessStack({
@@ -50,13 +43,7 @@ const stack = await startProcessStack({
   logDir: join(data, "logs"),
   supervisor,
   extraEnv: { INTERNAL_SOCKET_DIR: join(data, "sockets") },
-  env: {
-    PLATFORM_TOKEN: token,
-    INTERNAL_TOKEN: randomBytes(16).toString("hex"),
-    // The local stack delivers webhooks to bots on this machine.
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-    ...(process.env.LOG_LEVEL ? { LOG_LEVEL: process.env.LOG_LEVEL } : {}),
-  },
+  env: localStackEnv(token),
 }).catch(async (err) => {
   supervisor.stop();
   await redis.stop();

@@ -35,7 +35,10 @@ const healthcheck = (service: string, env: Record<string, string>) =>
 
 describe("pnpm run build", () => {
   it("writes one bundle per compose service, the health check, the starter, the Lua scripts and the console, and nothing else", () => {
-    const bundles = readCompose({ PLATFORM_TOKEN: "only-to-read-the-file" }).map((s) => s.bundle.replace("dist/", ""));
+    const bundles = readCompose({
+      PLATFORM_TOKEN: "only-to-read-the-file",
+      INTERNAL_TOKEN: "only-to-read-the-file",
+    }).map((s) => s.bundle.replace("dist/", ""));
     expect(bundles.sort()).toEqual(built.services.map((s) => `${s}.mjs`).sort());
     expect(readdirSync(dist).sort()).toEqual(
       [...bundles, "healthcheck.mjs", "start.mjs", ...built.lua, "console"].sort(),
@@ -69,10 +72,16 @@ describe("pnpm run build", () => {
     );
   });
 
-  it("health check: exit 0 for each running service, 1 once the service is gone", async () => {
+  it("health check: exit 0 for each ready service, 1 once the service is gone or its Redis is", async () => {
     for (const p of local.stack.processes) expect(await healthcheck(p.service, p.env)).toBe(0);
     const worker = local.stack.processes.find((p) => p.service === "webhook-worker")!;
     await stopProcess(worker.child, "SIGTERM");
     expect(await healthcheck(worker.service, worker.env)).toBe(1);
+    // The check is readiness: a process that runs but cannot reach Redis is unhealthy too.
+    await stopProcess(local.redis.process, "SIGKILL");
+    const running = local.stack.processes.filter((p) => p !== worker);
+    const started = Date.now();
+    expect(await Promise.all(running.map((p) => healthcheck(p.service, p.env)))).toEqual(running.map(() => 1));
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });

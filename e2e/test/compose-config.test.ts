@@ -1,14 +1,15 @@
+import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ALL_CONFIG_SCHEMAS, parseConfig } from "@starpost/shared";
-import { readCompose, readImageEnv, readRedisCommand } from "@starpost/testkit";
+import { readCompose, readImageEnv, readRedisCommand, REPO_ROOT } from "@starpost/testkit";
 
 // The compose file is checked against the services' real config schemas: every variable it sets
 // exists and parses (`npm run test:compose` then runs it on a Docker engine).
 describe("docker-compose.yml", () => {
-  const env = { PLATFORM_TOKEN: "a-platform-token-for-the-check" };
+  const env = { PLATFORM_TOKEN: "a-platform-token-for-the-check", INTERNAL_TOKEN: "an-internal-token-for-the-check" };
   const services = readCompose(env);
 
   it("declares the four services", () => {
@@ -36,8 +37,60 @@ describe("docker-compose.yml", () => {
     expect(option(command({ REDIS_APPENDFSYNC: "everysec" }), "--appendfsync")).toBe("everysec");
   });
 
-  it("refuses to start the gateway without a platform token", () => {
-    expect(() => readCompose({})).toThrow(/PLATFORM_TOKEN is required/);
+  it("refuses to start without a platform token or an internal token: no default secrets", () => {
+    expect(() => readCompose({ INTERNAL_TOKEN: env.INTERNAL_TOKEN })).toThrow(/PLATFORM_TOKEN is required/);
+    expect(() => readCompose({ PLATFORM_TOKEN: env.PLATFORM_TOKEN })).toThrow(/INTERNAL_TOKEN is required/);
+  });
+
+  /** The command compose's error for a missing `name` says to run. */
+  const advice = (name: string, given: Record<string, string>) => {
+    try {
+      readCompose(given);
+    } catch (err) {
+      const message = (err as Error).message;
+      expect(message).toMatch(new RegExp(`^compose: ${name} is required: `));
+      expect(message).not.toContain("\n");
+      return message.slice(message.indexOf(", run: ") + ", run: ".length);
+    }
+    throw new Error(`readCompose did not refuse a missing ${name}`);
+  };
+
+  it("says in one line how to make both secrets in .env, the README's command, which keeps what .env has", () => {
+    const command = advice("PLATFORM_TOKEN", { INTERNAL_TOKEN: env.INTERNAL_TOKEN });
+    expect(advice("INTERNAL_TOKEN", { PLATFORM_TOKEN: env.PLATFORM_TOKEN })).toBe(command);
+    expect(readFileSync(`${REPO_ROOT}README.md`, "utf8")).toContain(command);
+
+    const dir = mkdtempSync(join(tmpdir(), "starpost-dotenv-"));
+    const run = () => execFileSync("sh", ["-c", command], { cwd: dir });
+    const dotenv = () =>
+      Object.fromEntries(
+        readFileSync(join(dir, ".env"), "utf8")
+          .trim()
+          .split("\n")
+          .map((l) => [l.slice(0, l.indexOf("=")), l.slice(l.indexOf("=") + 1)]),
+      );
+    writeFileSync(join(dir, ".env"), "PORT=8090\nINTERNAL_TOKEN=kept-internal-token-0123456789\n");
+    run();
+    const made = dotenv();
+    expect(Object.keys(made)).toEqual(["PORT", "INTERNAL_TOKEN", "PLATFORM_TOKEN"]);
+    expect(made.INTERNAL_TOKEN).toBe("kept-internal-token-0123456789");
+    expect(made.PLATFORM_TOKEN).toMatch(/^[0-9a-f]{48}$/);
+    run();
+    expect(dotenv()).toEqual(made);
+    expect(() => readCompose(made)).not.toThrow();
+  });
+
+  it("publishes the gateway's port and no other", () => {
+    const lines = readFileSync(`${REPO_ROOT}docker-compose.yml`, "utf8").split("\n");
+    const owners = lines.flatMap((line, i) => {
+      if (!/^\s+ports:/.test(line)) return [];
+      const header = lines
+        .slice(0, i)
+        .reverse()
+        .find((l) => /^ {2}[a-z0-9-]+:/.test(l))!;
+      return [header.trim().replace(/:.*/, "")];
+    });
+    expect(owners).toEqual(["gateway"]);
   });
 });
 

@@ -36,7 +36,7 @@ const pending = async (token: string) => (await e2e.call(token, "getWebhookInfo"
 
 describe("grammY 1.46 with client.apiRoot", () => {
   it("runs against docker-compose.yml's services, each its own OS process or container, with at least two webhook workers", async () => {
-    const composed = readCompose({ PLATFORM_TOKEN: "only-to-read-the-file" });
+    const composed = readCompose({ PLATFORM_TOKEN: "only-to-read-the-file", INTERNAL_TOKEN: "only-to-read-the-file" });
     const running = e2e.instances;
     expect([...new Set(running.map((p) => p.service))].sort()).toEqual(composed.map((s) => s.name).sort());
     expect(running.filter((p) => p.service === "webhook-worker").length).toBeGreaterThanOrEqual(2);

@@ -134,6 +134,14 @@ export interface OpsOptions {
   ready: () => Promise<boolean>;
 }
 
+/**
+ * How long /readyz waits for `ready` before answering 503. A command to a Redis that is down waits
+ * in ioredis's queue through up to four reconnect attempts (8 s once the backoff is at its 2 s
+ * cap); the image's health check gives up after 4 s, and a gateway's own ping of a downstream
+ * /readyz after 2 s.
+ */
+export const READY_TIMEOUT_MS = 3000;
+
 /** /healthz (alive), /readyz (dependencies reachable), /metrics (Prometheus text), request metrics. */
 export function registerOps(app: FastifyInstance, { registry, ready }: OpsOptions) {
   const requests = registry.counter("starpost_http_requests_total", "HTTP requests answered, by route and status", [
@@ -152,7 +160,9 @@ export function registerOps(app: FastifyInstance, { registry, ready }: OpsOption
   });
   app.get("/healthz", async () => ({ ok: true }));
   app.get("/readyz", async (_req, reply) => {
-    const ok = await ready().catch(() => false);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, READY_TIMEOUT_MS, false)));
+    const ok = await Promise.race([ready().catch(() => false), late]).finally(() => clearTimeout(timer));
     return reply.code(ok ? 200 : 503).send({ ok });
   });
   app.get("/metrics", async (_req, reply) => reply.type(registry.contentType).send(await registry.render()));

@@ -66,6 +66,8 @@ export async function startLocalStack(opts: LocalStackOptions = {}): Promise<Loc
       redisUrl: redis?.url ?? "redis://127.0.0.1:1",
       env: {
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+        // The compose file has no default: a fresh one per stack, unless the caller gives its own.
+        INTERNAL_TOKEN: randomBytes(24).toString("hex"),
         ...rest.env,
         ...(cluster ? { REDIS_CLUSTER_NODES: cluster.seeds } : {}),
         PLATFORM_TOKEN: platformToken,

@@ -45,10 +45,15 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerBodyParsers(app);
   registerOps(app, {
     registry,
-    ready: async () =>
-      (await deps.redis.ping()) === "PONG" &&
-      (await deps.services.ping("updates")) &&
-      (await deps.services.ping("invoices")),
+    // At once, not one after the other: /readyz answers within READY_TIMEOUT_MS.
+    ready: async () => {
+      const answers = await Promise.all([
+        deps.redis.ping().then((pong) => pong === "PONG"),
+        deps.services.ping("updates"),
+        deps.services.ping("invoices"),
+      ]);
+      return answers.every(Boolean);
+    },
   });
   registerPlatformApi(app, { services: deps.services, platformToken: deps.platformToken });
   registerConsole(app);
