@@ -1,12 +1,13 @@
 /**
  * `npm run bench`: every benchmark, one after another, each in its own process (which starts what
  * it needs), then one table and a JSON file (bench/results/latest.json) with each figure next to its
- * target and its ratio to a ceiling measured in the same run.
+ * target and its ratio to a ceiling measured in the same run. A whole run (no names given) also
+ * writes that table into docs/performance.md, as its "Latest run".
  *
  *   node --import tsx bench/run.ts [bench ...]     e.g. `node --import tsx bench/run.ts peer ceilings`
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
@@ -114,3 +115,20 @@ writeFileSync(
     "\n",
 );
 process.stdout.write(`\nwritten: bench/results/latest.json\n`);
+
+// A whole run is the one docs/performance.md shows; a partial run leaves it as it is.
+if (only.length === 0) {
+  const doc = `${here}../docs/performance.md`;
+  const [start, end] = ["<!-- latest-run:", "<!-- /latest-run -->"];
+  const text = readFileSync(doc, "utf8");
+  const from = text.indexOf("\n", text.indexOf(start)) + 1;
+  const to = text.indexOf(end);
+  const run = [
+    `${date.slice(0, 16).replace("T", " ")} UTC, ${machine}, \`npm run bench\`; load average (1, 5, 15 min)`,
+    `before ${loadBefore}, after ${loadAfter}; ${minutes.toFixed(1)} min.`,
+    "",
+    table(all),
+  ].join("\n");
+  writeFileSync(doc, `${text.slice(0, from)}\n${run}\n\n${text.slice(to)}`);
+  process.stdout.write(`written: docs/performance.md (Latest run)\n`);
+}

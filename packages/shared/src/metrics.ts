@@ -11,9 +11,8 @@ type Labels = Record<string, string | number>;
 type Collected = number | [Labels, number][];
 
 /**
- * Dense where the benchmarks put calls (README, Performance: sendInvoice p50 12 ms and p99 27 ms,
- * webhook delivery p50 6 ms and p99 27 ms, a bare answer about 1 ms), coarse up to the 50 s a long
- * poll may be held.
+ * Dense where the benchmarks put calls' p50 and p99 (docs/performance.md), coarse up to the 50 s a
+ * long poll may be held.
  */
 export const LATENCY_BUCKETS = [
   0.0005, 0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.075, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
