@@ -11,6 +11,7 @@ import Fastify, {
 } from "fastify";
 import { BotApiError, Errors } from "./errors.ts";
 import { requestSerializers, type Logger } from "./logger.ts";
+import { requestLogger } from "./request-logger.ts";
 import { findPlatformRoute } from "./params/platform-routes.ts";
 import { sendError } from "./service-app.ts";
 import { internalSocket } from "./internal-calls.ts";
@@ -78,43 +79,6 @@ export function createHttpServer(
   return app;
 }
 
-type ChildLoggerFactory = NonNullable<FastifyServerOptions["childLoggerFactory"]>;
-const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
-const BINDINGS = Symbol("bindings");
-const CHILD = Symbol("child");
-type RequestLogger = FastifyBaseLogger & {
-  [BINDINGS]: Parameters<ChildLoggerFactory>[1];
-  [CHILD]?: FastifyBaseLogger;
-};
-const requestLoggerBases = new WeakMap<FastifyBaseLogger, FastifyBaseLogger>();
-
-/**
- * fastify gives every request a child logger carrying its reqId, which pino takes about 2 µs to
- * build, and almost no request logs anything: the child is built the first time its request logs
- * at an enabled level (the methods of the other levels are the logger's own no-ops).
- */
-const requestLogger: ChildLoggerFactory = (logger, bindings, opts) => {
-  if (opts.level !== undefined || opts.serializers !== undefined) return logger.child(bindings, opts);
-  let base = requestLoggerBases.get(logger);
-  if (!base) {
-    base = Object.create(logger) as FastifyBaseLogger;
-    const real = (l: RequestLogger) => (l[CHILD] ??= logger.child(l[BINDINGS]));
-    for (const level of LEVELS) {
-      if (!(logger as Logger).isLevelEnabled(level)) continue;
-      base[level] = function (this: RequestLogger, ...args: unknown[]) {
-        return (real(this)[level] as (...a: unknown[]) => void)(...args);
-      } as FastifyBaseLogger["info"];
-    }
-    base.child = function (this: RequestLogger, b, o) {
-      return real(this).child(b, o);
-    };
-    requestLoggerBases.set(logger, base);
-  }
-  const l = Object.create(base) as RequestLogger;
-  l[BINDINGS] = bindings;
-  return l;
-};
-
 /** The Bot API error for a thrown one: registry errors as they are, framework 4xx as bad requests, the rest internal. */
 export function errorFor(err: Error & { statusCode?: number }): BotApiError {
   if (err instanceof BotApiError) return err;
@@ -150,9 +114,7 @@ export async function listenInternalSocket(app: FastifyInstance, dir: string, se
   if (!dir) return;
   const path = internalSocket(dir, service);
   rmSync(path, { force: true }); // left by a process that was killed
-  const server = createServer({ keepAliveTimeout: 75_000, requestTimeout: 0 }, (req, res) =>
-    app.server.emit("request", req, res),
-  );
+  const server = createServer({ keepAliveTimeout: 75_000, requestTimeout: 0 }, (req, res) => app.routing(req, res));
   app.addHook("onClose", async () => {
     if (!server.listening) return;
     const grace = setTimeout(() => server.closeAllConnections(), 5_000);

@@ -5,10 +5,12 @@ import api from "undici/lib/api/index.js";
 
 /**
  * undici's Pool and Agent, from their own modules. undici's index loads the whole library (fetch,
- * WebSocket, HTTP/2, caches, mocks) and the node modules those need: about 7 MB of RSS in each
- * process that imports it (3 MB of heap, the rest node's own code), where starpost uses only these
- * two classes and their request(). They are the classes the index exports, with what the index
- * adds to every dispatcher (request(), stream(), ...); undici-modules.d.ts gives them its types.
+ * WebSocket, HTTP/2, caches, mocks) and the node modules those need, in every process that imports
+ * it, where starpost uses only these two classes and their request() (what that costs at idle is in
+ * docs/operations.md, "Memory"). They are the classes the index exports, with what the index adds
+ * to every dispatcher (request(), stream(), ...); undici-modules.d.ts gives them its types. This
+ * reaches past undici's public entry point: test/runtime-adapters.test.ts fails when an undici
+ * version moves these modules or makes them differ from what the index exports.
  */
 Object.assign(Dispatcher.prototype, api);
 
