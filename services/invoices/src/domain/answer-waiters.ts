@@ -10,6 +10,9 @@ import { ShardChannels } from "@starpost/shared";
  * timeout, where the state in Redis still tells the answer. Several callers may wait on one key
  * (a payment and its idempotent repeats, held reads).
  */
+/** What a waiter waits on, and what its channel message carries: `<bot id>:<id>`. */
+export const waiterKey = (botId: string, id: string) => `${botId}:${id}`;
+
 export class AnswerWaiters {
   private readonly waiting = new Map<string, Set<() => void>>();
   private readonly channels: ShardChannels;
@@ -36,7 +39,7 @@ export class AnswerWaiters {
     ms: number,
     signal?: AbortSignal,
   ): Promise<{ key: string; answered: Promise<boolean> }> {
-    const key = `${botId}:${id}`;
+    const key = waiterKey(botId, id);
     const channel = this.channelOf(botId);
     const answered = new Promise<boolean>((resolve) => {
       const set = this.waiting.get(key) ?? new Set();
@@ -70,7 +73,7 @@ export class AnswerWaiters {
 
   /** Wakes the waiters wherever they are: here at once, on other replicas through the bot's channel. */
   async wake(publisher: Redis, botId: string, id: string): Promise<void> {
-    const key = `${botId}:${id}`;
+    const key = waiterKey(botId, id);
     this.wakeLocal(key);
     await publisher.spublish(this.channelOf(botId), key);
   }

@@ -23,6 +23,7 @@ import { paymentJson } from "./payment-json.ts";
 import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { linkSlug, type LinkRecord } from "./invoice-link.ts";
+import { asUser, privateChatOf } from "./people.ts";
 import type { InvoiceRecord } from "./send-invoice.ts";
 
 /** A pre-checkout query lives 150 s, like the update that carries it. */
@@ -33,14 +34,6 @@ export const IDEMPOTENCY_LIFETIME_MS = 86_400_000;
 /** Query ids look like Telegram's: a decimal 63-bit number. */
 const newQueryId = () => (randomBytes(8).readBigUInt64BE() >> 1n).toString();
 export const newChargeId = () => `stxsp${randomBytes(24).toString("base64url")}`;
-
-/** The payer as a Bot API User, fields in the official order. */
-function payer(user: PaymentBody["user"]) {
-  const u = user as Record<string, unknown>;
-  const out: Record<string, unknown> = { id: user.id, is_bot: false, first_name: user.first_name };
-  for (const k of ["last_name", "username", "language_code", "is_premium"]) if (u[k] !== undefined) out[k] = u[k];
-  return out;
-}
 
 export type PaymentResult =
   | { status: "paid"; telegram_payment_charge_id: string }
@@ -161,13 +154,7 @@ export async function payLink(d: InvoiceDomain, botId: string, body: LinkPayment
   const user = body.user;
   let chat = await findChat(redis, botId, user.id);
   if (!chat) {
-    chat = {
-      id: user.id,
-      type: "private",
-      first_name: user.first_name,
-      ...(user.last_name ? { last_name: user.last_name as string } : {}),
-      ...(user.username ? { username: user.username as string } : {}),
-    };
+    chat = privateChatOf(user);
     await saveChat(redis, botId, chat);
   }
   return payTarget(d, botId, { invoice, chat, link: slug!, fingerprint: ["link", slug, user.id] }, body);
@@ -203,7 +190,7 @@ async function payTarget(
   const key = body.idempotency_key;
   const refused = await refusal(d, botId, t, body.user.id, key);
   if (refused) return refused;
-  const user = payer(body.user);
+  const user = asUser(body.user);
   let queryId = newQueryId();
   const { query, fields } = paymentRecord(t.invoice, t.chat, user, queryId, t.link);
   const userJson = fields.user;

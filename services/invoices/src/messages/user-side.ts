@@ -15,14 +15,13 @@ import type { InvoiceDomain } from "../domain/deps.ts";
 import type { Outcome } from "../outcomes.ts";
 import { CALLBACK_LIFETIME_MS, type CallbackAnswer } from "./callback-answers.ts";
 import { isBotMessage } from "./edit-message.ts";
+import { waiterKey } from "../domain/answer-waiters.ts";
+import { asUser, privateChatOf } from "../domain/people.ts";
 
-/** A User in the official key order; a private chat's person when `from` is not given. */
-function userJson(from: PlatformUser | undefined, chat: Chat): Record<string, unknown> | undefined {
-  if (!from && chat.type !== "private") return undefined;
-  const u = (from ?? { id: chat.id, first_name: chat.first_name }) as Record<string, unknown>;
-  const out: Record<string, unknown> = { id: u.id, is_bot: false, first_name: u.first_name ?? `User ${u.id}` };
-  for (const k of ["last_name", "username", "language_code", "is_premium"]) if (u[k] !== undefined) out[k] = u[k];
-  return out;
+/** The sender of a user-side call: `from`, else a private chat's person. */
+function senderJson(from: PlatformUser | undefined, chat: Chat): Record<string, unknown> | undefined {
+  if (from) return asUser(from);
+  return chat.type === "private" ? asUser({ id: Number(chat.id), first_name: chat.first_name }) : undefined;
 }
 
 /** `/command` and `/command@bot` at the start or after whitespace, as clients mark them. */
@@ -51,16 +50,9 @@ async function resolveChat(
   if (!chat) {
     if (Number(chatId) <= 0) return { outcome: "chat_unknown", chat_id: chatId };
     if (from && String(from.id) !== chatId) return { outcome: "from_id_not_chat" };
-    const person = from ?? { id: Number(chatId) };
-    chat = chatJson({
-      id: Number(chatId),
-      type: "private",
-      first_name: person.first_name ?? `User ${person.id}`,
-      ...(person.last_name ? { last_name: person.last_name } : {}),
-      ...(person.username ? { username: person.username } : {}),
-    });
+    chat = privateChatOf(from ?? { id: Number(chatId) });
   }
-  const user = userJson(from, chat);
+  const user = senderJson(from, chat);
   if (!user) return { outcome: "from_required" };
   return { outcome: "resolved", chat, user };
 }
@@ -152,7 +144,7 @@ export async function pressButton(
   const message = JSON.parse(json) as Record<string, unknown>;
   if (!isBotMessage(message, botId)) return { outcome: "not_bot_message", message_id: body.message_id };
   if (!hasButton(message, body.data)) return { outcome: "button_unknown", data: body.data };
-  const user = userJson(body.from, chat);
+  const user = senderJson(body.from, chat);
   if (!user) return { outcome: "from_required" };
 
   const id = newQueryId();
@@ -163,7 +155,7 @@ export async function pressButton(
   const outcome = await append(d, botId, "callback_query", payload, chat, user, false);
   if (!outcome) return { outcome: "bot_not_found" };
   // A bot that does not take callback queries can never answer: stop waiting now.
-  if (outcome.outcome === "dropped") d.callbackWaiters.wakeLocal(`${botId}:${id}`);
+  if (outcome.outcome === "dropped") d.callbackWaiters.wakeLocal(waiterKey(botId, id));
   await answered;
   const result: Record<string, unknown> = { ...updateFields(outcome), callback_query_id: id };
   if (waitMs > 0) {

@@ -1,0 +1,31 @@
+import { chatJson, type Chat } from "@starpost/shared";
+
+/** A person as the platform describes one: at least an id; the other User fields when known. */
+export interface Person {
+  id: number;
+  first_name?: string;
+  last_name?: unknown;
+  username?: unknown;
+  language_code?: unknown;
+  is_premium?: unknown;
+}
+
+const USER_EXTRAS = ["last_name", "username", "language_code", "is_premium"] as const;
+
+/** The person as a Bot API User, fields in the official order (`User <id>` when nameless). */
+export function asUser(p: Person): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: p.id, is_bot: false, first_name: p.first_name ?? `User ${p.id}` };
+  for (const k of USER_EXTRAS) if (p[k] !== undefined) out[k] = p[k];
+  return out;
+}
+
+/** The person's private chat with the bot, as a Bot API Chat. */
+export function privateChatOf(p: Person): Chat {
+  return chatJson({
+    id: p.id,
+    type: "private",
+    first_name: p.first_name ?? `User ${p.id}`,
+    ...(p.last_name ? { last_name: p.last_name as string } : {}),
+    ...(p.username ? { username: p.username as string } : {}),
+  });
+}
