@@ -5,7 +5,7 @@ import { BlockList, isIP } from "node:net";
  * The SSRF guard shared by setWebhook (updates service) and delivery (webhook worker): webhook
  * URLs are parsed the official server's way, and a destination that is loopback, private,
  * link-local or otherwise reserved is refused unless the operator allowed private networks.
- * Delivery checks again on every new connection (see `guardedLookup`), so a DNS answer that
+ * Delivery checks again on every new connection (the worker's TargetGuard), so a DNS answer that
  * changes after setWebhook cannot smuggle a private target in.
  */
 
@@ -41,18 +41,38 @@ for (const [net, prefix] of [
 ] as const)
   reserved.addSubnet(net, prefix, "ipv6");
 
-/** IPv6 forms that embed an IPv4 address (mapped, NAT64, 6to4) are judged by that address. */
-function embeddedIpv4(ip: string): string | undefined {
-  const lower = ip.toLowerCase();
-  const mapped = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (mapped) return mapped[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  const sixToFour = /^2002:([0-9a-f]{1,4}):([0-9a-f]{1,4}):/.exec(lower);
-  const parts = hex ?? sixToFour;
-  if (!parts) return undefined;
-  const a = Number.parseInt(parts[1]!, 16);
-  const b = Number.parseInt(parts[2]!, 16);
-  return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
+/** The eight 16-bit groups of an IPv6 address in any spelling; undefined when it is not one URL parsing accepts. */
+function ipv6Groups(ip: string): number[] | undefined {
+  let text: string;
+  try {
+    // The WHATWG serialisation: lower-case hex groups, the longest zero run as `::`, no dotted quad.
+    text = new URL(`http://[${ip}]`).hostname.slice(1, -1);
+  } catch {
+    return undefined; // a zone id, say: nothing to judge by
+  }
+  const [head, tail] = text.includes("::") ? text.split("::") : [text, undefined];
+  const part = (t: string | undefined) => (t ? t.split(":").map((g) => Number.parseInt(g, 16)) : []);
+  const left = part(head);
+  const right = part(tail);
+  return tail === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+const zeros = (g: number[], from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+
+/**
+ * How an IPv6 address is judged when it embeds an IPv4 one: by that address (IPv4-mapped
+ * `::ffff:0:0/96`, IPv4-translated `::ffff:0:0:0/96`, NAT64 `64:ff9b::/96`, 6to4 `2002::/16`), or
+ * refused whole (IPv4-compatible `::/96`, deprecated and never a real destination). Undefined when
+ * it embeds none.
+ */
+function embeddedIpv4(g: number[]): string | "refuse" | undefined {
+  if (zeros(g, 0, 5) && g[5] === 0xffff) return v4(g[6]!, g[7]!); // mapped
+  if (zeros(g, 0, 4) && g[4] === 0xffff && g[5] === 0) return v4(g[6]!, g[7]!); // translated
+  if (zeros(g, 0, 6)) return "refuse"; // compatible (and :: and ::1)
+  if (g[0] === 0x64 && g[1] === 0xff9b && zeros(g, 2, 6)) return v4(g[6]!, g[7]!); // NAT64
+  if (g[0] === 0x2002) return v4(g[1]!, g[2]!); // 6to4
+  return undefined;
 }
 
 /** True for loopback, private, link-local, multicast, documentation and other reserved addresses. */
@@ -60,9 +80,12 @@ export function isReservedIp(ip: string): boolean {
   const family = isIP(ip);
   if (family === 4) return reserved.check(ip, "ipv4");
   if (family !== 6) return true;
-  const v4 = embeddedIpv4(ip);
-  if (v4 !== undefined) return reserved.check(v4, "ipv4");
-  return reserved.check(ip, "ipv6");
+  const groups = ipv6Groups(ip);
+  if (!groups || groups.length !== 8) return true;
+  const embedded = embeddedIpv4(groups);
+  if (embedded === "refuse") return true;
+  if (embedded !== undefined) return reserved.check(embedded, "ipv4");
+  return reserved.check(groups.map((x) => x.toString(16)).join(":"), "ipv6");
 }
 
 /** Characters td's parse_url allows in a host (and, with `:`, in userinfo), besides %XX and non-ASCII. */
@@ -159,32 +182,4 @@ export class WebhookTargetError extends Error {
   ) {
     super(message);
   }
-}
-
-type LookupCallback = (
-  err: Error | null,
-  address: string | { address: string; family: number }[],
-  family?: number,
-) => void;
-
-/**
- * A `lookup` for net/tls connect options (undici's `connect`): every new connection resolves
- * the host again and refuses reserved addresses, so the address checked is the one dialled.
- */
-export function guardedLookup(allowPrivate: boolean) {
-  return (hostname: string, options: { all?: boolean } | number, callback: LookupCallback) => {
-    resolveWebhookHost(hostname, allowPrivate).then(
-      (r) => {
-        if (r.outcome === "reserved")
-          return callback(new WebhookTargetError(`IP address ${r.ip} is reserved`, "WEBHOOK_RESERVED_IP"), "");
-        if (r.outcome === "unresolved") {
-          return callback(new WebhookTargetError(`Failed to resolve host: ${r.message}`, "WEBHOOK_UNRESOLVED"), "");
-        }
-        const family = isIP(r.ip);
-        if (typeof options === "object" && options.all) callback(null, [{ address: r.ip, family }]);
-        else callback(null, r.ip, family);
-      },
-      (err: Error) => callback(err, ""),
-    );
-  };
 }

@@ -238,6 +238,10 @@ describe("the SSRF guard at setWebhook", () => {
         ["https://[::1]/x", "::1"],
         ["https://[::ffff:127.0.0.1]/x", "::ffff:7f00:1"],
         ["https://[fd00::1]/x", "fd00::1"],
+        ["http://[::127.0.0.1]:8443/x", "::7f00:1"],
+        ["http://[::ffff:0:7f00:1]/x", "::ffff:0:7f00:1"],
+        ["https://[64:ff9b::10.0.0.1]/x", "64:ff9b::a00:1"],
+        ["https://[2002:c0a8:101::1]/x", "2002:c0a8:101::1"],
         ["http://localhost:3000/x", "127.0.0.1"],
       ]) {
         expect({ url, body: await call(url!) }).toEqual({

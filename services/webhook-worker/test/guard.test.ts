@@ -25,7 +25,12 @@ afterAll(async () => {
 });
 
 describe("delivery to reserved addresses", () => {
-  for (const host of ["127.0.0.1", "localhost"]) {
+  for (const [host, ip] of [
+    ["127.0.0.1", "127.0.0.1"],
+    ["localhost", "127.0.0.1"],
+    ["[::ffff:0:7f00:1]", "::ffff:0:7f00:1"],
+    ["[::127.0.0.1]", "::7f00:1"],
+  ]) {
     it(`is refused for ${host}, with the reason as the last error`, async () => {
       const bot = await stack.platform.createBot();
       const api = botClient(stack.gatewayUrl, bot.token);
@@ -33,7 +38,7 @@ describe("delivery to reserved addresses", () => {
       await stack.platform.pushUpdate(bot.id, userMessage(1, "to a private address"));
       await eventually(async () => (await api("getWebhookInfo")).body.result.last_error_message !== undefined);
       const info = (await api("getWebhookInfo")).body.result;
-      expect(info.last_error_message).toBe("IP address 127.0.0.1 is reserved");
+      expect(info.last_error_message).toBe(`IP address ${ip} is reserved`);
       expect(info.pending_update_count).toBe(1);
       expect(receiver.received).toHaveLength(0);
     });
