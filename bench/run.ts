@@ -26,6 +26,7 @@ const BENCHES = [
   "peer",
   "durability",
   "cluster",
+  "token-timing",
 ];
 /** A bench that hangs must not hold the whole run: BENCH_TIMEOUT seconds each (default 300). */
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT ?? 300) * 1000;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Redis } from "ioredis";
 import { keys } from "./redis-keys.ts";
 
@@ -14,6 +14,20 @@ export interface BotRecord {
 }
 
 export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** Two token hashes compared in constant time. */
+export const sameHash = (a: string, b: string) =>
+  a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/**
+ * The answer for a token whose bot does not exist, after the work a wrong secret costs (hashing the
+ * token), so the two take the same time.
+ */
+export function unknownAfterHashing(token: string): TokenCheck {
+  sameHash(hashToken(token), UNKNOWN_HASH);
+  return { outcome: "unknown" };
+}
+const UNKNOWN_HASH = hashToken("");
 export const newSecret = () => randomBytes(26).toString("base64url").slice(0, 35);
 
 export type TokenCheck =
@@ -42,7 +56,8 @@ export async function checkToken(redis: Redis, token: string): Promise<TokenChec
     "first_name",
     "faults",
   );
-  if (!hash || hash !== hashToken(token)) return { outcome: "unknown" };
+  if (!hash) return unknownAfterHashing(token);
+  if (!sameHash(hash, hashToken(token))) return { outcome: "unknown" };
   return {
     outcome: "ok",
     bot: { id: parsed.id, username: username!, first_name: firstName! },

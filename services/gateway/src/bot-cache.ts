@@ -1,5 +1,14 @@
 import { Redis } from "ioredis";
-import { checkToken, hashToken, keys, parseToken, type Logger, type TokenCheck } from "@starpost/shared";
+import {
+  checkToken,
+  hashToken,
+  keys,
+  parseToken,
+  sameHash,
+  unknownAfterHashing,
+  type Logger,
+  type TokenCheck,
+} from "@starpost/shared";
 
 /**
  * The gateway's in-process cache of bot records, so a bot's call costs no Redis read to
@@ -28,10 +37,18 @@ interface Entry {
 
 /** Entries kept at most; past it the cache starts over (the records are small and cheap to read). */
 const MAX_ENTRIES = 200_000;
+/**
+ * Bot ids known not to exist, kept at most (Redis tracks a key that was read while absent, and
+ * invalidates it when the bot is created). An unknown id then costs what a known id with a wrong
+ * secret costs, so an answer's timing does not tell whether a bot exists. Past the bound these
+ * start over alone: ids sprayed at the gateway never push the real bots out.
+ */
+const MAX_MISSING = 50_000;
 const INVALIDATE = "__redis__:invalidate";
 
 export class BotCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly missing = new Set<string>();
   /** bumped by every invalidation and disconnect: a read that saw it change is not cached. */
   private generation = 0;
   private tracking = false;
@@ -61,9 +78,17 @@ export class BotCache {
     this.data.on("ready", () => void this.track());
     this.sub.on("messageBuffer", (_channel: Buffer, message: Buffer[] | Buffer | null) => {
       this.generation++;
-      if (!Array.isArray(message))
-        this.entries.clear(); // a flush: every tracked key is gone
-      else for (const key of message) this.entries.delete(key.toString());
+      if (!Array.isArray(message)) {
+        // a flush: every tracked key is gone
+        this.entries.clear();
+        this.missing.clear();
+      } else {
+        for (const buf of message) {
+          const key = buf.toString();
+          this.entries.delete(key);
+          this.missing.delete(key);
+        }
+      }
     });
   }
 
@@ -71,6 +96,7 @@ export class BotCache {
     this.tracking = false;
     this.generation++;
     this.entries.clear();
+    this.missing.clear();
   }
 
   private warn(err: unknown) {
@@ -113,6 +139,7 @@ export class BotCache {
     if (!parsed) return { outcome: "malformed" };
     const key = keys.bot(parsed.id);
     let entry = this.entries.get(key);
+    if (!entry && this.missing.has(key)) return unknownAfterHashing(token);
     if (!entry) {
       const generation = this.generation;
       const [hash, username, firstName, faults] = await this.data.hmget(
@@ -122,7 +149,13 @@ export class BotCache {
         "first_name",
         "faults",
       );
-      if (!hash) return { outcome: "unknown" };
+      if (!hash) {
+        if (this.tracking && this.generation === generation) {
+          if (this.missing.size >= MAX_MISSING) this.missing.clear();
+          this.missing.add(key);
+        }
+        return unknownAfterHashing(token);
+      }
       entry = { hash, token: "", username: username!, firstName: firstName!, hasFaults: faults !== null };
       if (this.tracking && this.generation === generation) {
         if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
@@ -130,7 +163,7 @@ export class BotCache {
       }
     }
     if (entry.token !== token) {
-      if (entry.hash !== hashToken(token)) return { outcome: "unknown" };
+      if (!sameHash(entry.hash, hashToken(token))) return { outcome: "unknown" };
       entry.token = token;
     }
     return {

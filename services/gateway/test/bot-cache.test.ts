@@ -66,4 +66,21 @@ describe("the bot cache", () => {
     expect((await callC("getMe")).status).toBe(429);
     expect((await callC("getMe")).status).toBe(200);
   });
+
+  it("answers an unknown bot id from the cache too, and a bot created with that id at once", async () => {
+    const id = 900_000_000 + Math.floor(Math.random() * 1_000_000);
+    const token = `${id}:AAF${"x".repeat(32)}`;
+    const call = botClient(stack.gatewayUrl, token);
+    const unauthorized = { ok: false, error_code: 401, description: "Unauthorized" };
+    expect((await call("getMe")).body).toEqual(unauthorized);
+    if (!stack.cluster) {
+      // Like a known bot with a wrong secret: no Redis read once the id was seen.
+      const before = await hmgets();
+      for (let i = 0; i < 3; i++) expect((await call("getMe")).body).toEqual(unauthorized);
+      expect(await hmgets()).toBe(before);
+    }
+    const bot = await stack.platform.createBot({ token });
+    expect(bot.id).toBe(id);
+    expect((await call("getMe")).body).toMatchObject({ ok: true, result: { id } });
+  });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHttpServer, createLogger, PLATFORM_ROUTES } from "@starpost/shared";
-import { botClient, http, startStack, userMessage, type TestStack } from "@starpost/testkit";
+import { botClient, http, startStack, TEST_PLATFORM_TOKEN, userMessage, type TestStack } from "@starpost/testkit";
 
 describe("the platform API's description and the console's read routes", () => {
   let stack: TestStack;
@@ -129,5 +129,25 @@ describe("the platform API's description and the console's read routes", () => {
       expect(res.body).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
     }
     expect((await stack.platform.call("GET", "/bots/999999/webhook")).status).toBe(404);
+  });
+
+  it("takes the bearer scheme in any case, with any number of spaces before the token", async () => {
+    const list = (authorization: string) =>
+      http(stack.gatewayUrl, "GET", "/platform/v1/bots", { headers: { authorization } });
+    for (const scheme of ["Bearer", "bearer", "BEARER", "bEaReR"]) {
+      for (const gap of [" ", "   "]) {
+        expect((await list(`${scheme}${gap}${TEST_PLATFORM_TOKEN}`)).status, `${scheme}${gap}`).toBe(200);
+      }
+    }
+    for (const refused of [
+      `Basic ${TEST_PLATFORM_TOKEN}`,
+      `Bearer${TEST_PLATFORM_TOKEN}`,
+      `Bearer ${TEST_PLATFORM_TOKEN}x`,
+      `Bearer ${TEST_PLATFORM_TOKEN.slice(1)}`,
+      "Bearer ",
+      TEST_PLATFORM_TOKEN,
+    ]) {
+      expect((await list(refused)).body, refused).toEqual({ ok: false, error_code: 401, description: "Unauthorized" });
+    }
   });
 });

@@ -9,7 +9,12 @@ import { readPlatformBody } from "./body.ts";
  * public at /platform/v1/openapi.json.
  */
 export function registerPlatformApi(app: FastifyInstance, deps: { services: ServiceClient; platformToken: string }) {
-  const authorized = secretMatcher(`Bearer ${deps.platformToken}`);
+  const matches = secretMatcher(deps.platformToken);
+  // The scheme is case-insensitive and may be followed by several spaces (RFC 9110 §11.1, §11.4).
+  const authorized = (header: string | undefined) => {
+    const m = header === undefined ? null : /^bearer +(\S+) *$/i.exec(header);
+    return matches(m ? m[1] : undefined);
+  };
   const openApi = JSON.stringify(platformOpenApi());
   app.get("/platform/v1/openapi.json", async (_req, reply) => reply.type("application/json").send(openApi));
 
