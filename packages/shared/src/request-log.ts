@@ -5,8 +5,32 @@ import { scripts } from "./lua/index.ts";
 /** Entries kept per bot: the newest calls, enough to see what a test just did. */
 export const REQUEST_LOG_SIZE = 100;
 const MAX_STRING = 1024;
-/** Parameters that hold a secret are shown as "***" (the token is in the path and never logged). */
-const SECRET_PARAMS = new Set(["secret_token"]);
+/** Parameters that hold a secret, at any depth, are shown as "***" (the bot token is in the path and never logged). */
+const SECRET_PARAMS = new Set(["token", "secret_token", "provider_token"]);
+const SECRET_IN_JSON = /"(token|secret_token|provider_token)":("(?:[^"\\]|\\.)*"|[^,}\]]*)/g;
+/** A URL's `user:password@` (up to the last `@` before the path). */
+const USERINFO = /(\b[A-Za-z][A-Za-z0-9+.-]*:\/\/)[^/?#\s]*@/g;
+
+/** The text with every URL's userinfo masked: `https://***@host/…`. Texts without `@` are not scanned. */
+export function maskUserinfo(text: string): string {
+  return text.includes("@") ? text.replace(USERINFO, "$1***@") : text;
+}
+
+/** A text (a JSON-serialized parameter, say) with secret parameters and URL userinfo masked. */
+function maskText(text: string): string {
+  const masked = text.includes('token"') ? text.replace(SECRET_IN_JSON, '"$1":"***"') : text;
+  return maskUserinfo(masked);
+}
+
+/** A JSON value with secret parameters and URL userinfo masked at any depth. */
+function maskValue(v: unknown): unknown {
+  if (typeof v === "string") return maskUserinfo(v);
+  if (Array.isArray(v)) return v.map(maskValue);
+  if (v === null || typeof v !== "object") return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = SECRET_PARAMS.has(k) ? "***" : maskValue(x);
+  return out;
+}
 
 export interface RequestLogEntry {
   date: number;
@@ -19,16 +43,25 @@ export interface RequestLogEntry {
   duration_ms: number;
 }
 
-/** Parameters as logged: secrets masked, long values cut (a file is already just the marker `true`). */
+/**
+ * Parameters as logged: secrets masked (the parameters named in SECRET_PARAMS, at any depth, and
+ * the userinfo of every URL), long values cut (a file is already just the marker `true`). Only a
+ * value that can hold a secret (a string with `@`, an object whose JSON names a secret or holds
+ * `@`) is looked at twice.
+ */
 export function loggedParams(params: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(params)) {
     if (SECRET_PARAMS.has(k)) out[k] = "***";
-    else if (typeof v === "string") out[k] = v.length > MAX_STRING ? `${v.slice(0, MAX_STRING)}…` : v;
+    else if (typeof v === "string") out[k] = maskText(v.length > MAX_STRING ? `${v.slice(0, MAX_STRING)}…` : v);
     else if (v === null || typeof v === "number" || typeof v === "boolean") out[k] = v;
     else {
       const json = JSON.stringify(v) ?? "";
-      out[k] = json.length > MAX_STRING ? `${json.slice(0, MAX_STRING)}…` : v;
+      const secret = json.includes("@") || json.includes('token"');
+      if (json.length > MAX_STRING) {
+        const cut = `${json.slice(0, MAX_STRING)}…`;
+        out[k] = secret ? maskText(cut) : cut;
+      } else out[k] = secret ? maskValue(v) : v;
     }
   }
   return out;

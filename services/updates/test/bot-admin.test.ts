@@ -122,6 +122,50 @@ describe("the request log", () => {
     expect((await read(bot.id, "?limit=1")).map((r: any) => r.method)).toEqual(["sendPhoto"]);
     expect((await read(other.id)).map((r: any) => r.method)).toEqual(["getMe"]);
   });
+
+  it("masks token, secret_token, provider_token and URL passwords, at any depth; getWebhookInfo keeps the URL as set", async () => {
+    const bot = await stack.platform.createBot();
+    const call = botClient(stack.gatewayUrl, bot.token);
+    expect((await stack.platform.putChat(bot.id, { id: 5, type: "private", first_name: "Ann" })).status).toBe(200);
+    const url = "https://hook-user:hunter2pw@127.0.0.1:9/hook";
+    const secrets = ["hunter2pw", "s3cretTok", "leaktoken1", "prov-secret", "btnpass", "deeptoken"];
+    await call("setWebhook", { url, secret_token: "s3cretTok" });
+    await call("getMe", { token: "leaktoken1" });
+    await call("sendInvoice", {
+      chat_id: 5,
+      title: "T",
+      description: "D",
+      payload: "p",
+      currency: "XTR",
+      prices: [{ label: "x", amount: 1 }],
+      provider_token: "prov-secret",
+    });
+    await call("sendMessage", {
+      chat_id: 5,
+      text: "see",
+      reply_markup: { inline_keyboard: [[{ text: "open", url: "https://btn:btnpass@example.com/x" }]] },
+      extra: { nested: [{ token: "deeptoken" }] },
+    });
+    let log: any[] = [];
+    const read = async () => (await stack.platform.call("GET", `/bots/${bot.id}/requests`)).body.result.requests;
+    for (const until = Date.now() + 5000; log.length < 4 && Date.now() < until;) log = await read();
+    expect(log.map((r) => r.method)).toEqual(["setWebhook", "getMe", "sendInvoice", "sendMessage"]);
+    const text = JSON.stringify(log);
+    expect(secrets.filter((s) => text.includes(s))).toEqual([]);
+    expect(log[0].params).toEqual({ url: "https://***@127.0.0.1:9/hook", secret_token: "***" });
+    expect(log[1].params).toEqual({ token: "***" });
+    expect(log[2].params).toMatchObject({ provider_token: "***", title: "T", currency: "XTR" });
+    // Logged as the text the call sent (a JSON body's objects keep their JSON text).
+    const markup = log[3].params.reply_markup;
+    expect(typeof markup === "string" ? JSON.parse(markup) : markup).toEqual({
+      inline_keyboard: [[{ text: "open", url: "https://***@example.com/x" }]],
+    });
+    // The bot's own getWebhookInfo: the URL as set, as the official server answers it; the
+    // platform's view of the webhook: without the password.
+    expect((await call("getWebhookInfo")).body.result.url).toBe(url);
+    const view = await stack.platform.call("GET", `/bots/${bot.id}/webhook`);
+    expect(view.body.result.url).toBe("https://***@127.0.0.1:9/hook");
+  });
 });
 
 describe("DELETE /bots/:botId", () => {

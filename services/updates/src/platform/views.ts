@@ -5,6 +5,7 @@ import {
   getBot,
   isBotId,
   keys,
+  maskUserinfo,
   sendError,
   sendOutcome,
   STATUS,
@@ -43,7 +44,10 @@ export function registerViewRoutes(app: FastifyInstance, redis: Redis) {
       redis.hgetall(keys.webhookStatus(req.params.botId)),
     ]);
     const next = nextRetryMs(status);
-    const result = next === undefined ? info.result : { ...info.result, next_retry_date: Math.ceil(next / 1000) };
+    // The bot's own getWebhookInfo answers the URL as set (as the official server does); this view,
+    // read with the platform token, does not show its password.
+    const shown = { ...info.result, url: maskUserinfo(String(info.result.url)) };
+    const result = next === undefined ? shown : { ...shown, next_retry_date: Math.ceil(next / 1000) };
     return sendOutcome(reply, success(result));
   });
 }
