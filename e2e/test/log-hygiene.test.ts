@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(() => local?.stop());
 
 describe("logs", () => {
-  it("never contain a bot token, a webhook secret or the platform and internal tokens", async () => {
+  it("never contain a bot token, a webhook secret or password, or the platform and internal tokens", async () => {
     const { stack, platform } = local;
     const secrets = [PLATFORM_TOKEN, INTERNAL_TOKEN];
     for (let i = 0; i < 5; i++) {
@@ -30,7 +30,9 @@ describe("logs", () => {
       await platform.pushUpdate(bot.id, userMessage(1000 + i, "hello"));
       await call("getMe");
       await call("getUpdates", { timeout: 0 });
-      await call("setWebhook", { url: "http://127.0.0.1:9/hook", secret_token: secret });
+      const password = `hook_password_${i}_qrstuvwxyz`;
+      secrets.push(password);
+      await call("setWebhook", { url: `http://hook:${password}@127.0.0.1:9/hook`, secret_token: secret });
       await call("getWebhookInfo");
       await call("deleteWebhook");
       await http(stack.gatewayUrl, "GET", `/bot${bot.token}/getMe`); // the old, rotated token
