@@ -6,6 +6,8 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Errors, METHODS, type MethodSpec } from "@starpost/shared";
+// The testkit module alone (not its index): the services' method tables.
+import { METHOD_ROWS } from "../packages/testkit/src/method-rows.ts";
 
 const root = fileURLToPath(new URL("../", import.meta.url));
 export const ERRORS_DOC = `${root}docs/errors.md`;
@@ -48,16 +50,19 @@ export function renderMethodsDoc(): string {
     const notes = [m.longPoll && "long poll", m.webhookReply === false && "not run from webhook answers"]
       .filter(Boolean)
       .join("; ");
-    return `| \`${name}\` | ${m.service} | ${m.summary} | ${notes} |`;
+    const { summary } = METHOD_ROWS[name as keyof typeof METHOD_ROWS];
+    return `| \`${name}\` | ${m.service} | ${summary} | ${notes} |`;
   });
   return [
     "# Methods",
     "",
-    "The Bot API methods starpost serves, from the one method table `packages/shared/src/methods.ts`",
-    "(this page is generated from it by `node --import tsx scripts/docs.ts`). Call them as",
-    "`GET` or `POST` `/bot<token>/<method>`; names are case-insensitive. The gateway answers its own",
-    "rows and forwards the others to the owning service, which validates the parameters with the",
-    "method's zod schema (`packages/shared/src/params/`). Any other method: 404 `Not Found: method not found`.",
+    "The Bot API methods starpost serves: the contract `packages/shared/src/methods.ts` names each",
+    "method's owning service, and the owner's method table (`services/<service>/src/methods.ts`; updates:",
+    "`webhook/methods.ts`) holds its row: the zod schema of its parameters (`src/params/`), this page's",
+    "line and its handler (this page is generated from them by `node --import tsx scripts/docs.ts`).",
+    "Call them as `GET` or `POST` `/bot<token>/<method>`; names are case-insensitive. The gateway answers",
+    "its own methods and forwards the others to the owner, which validates the parameters with its row.",
+    "Any other method: 404 `Not Found: method not found`.",
     "",
     "| method | service | what it does | notes |",
     "|---|---|---|---|",

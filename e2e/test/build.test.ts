@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -44,6 +44,18 @@ describe("pnpm run build", () => {
       [...bundles, "healthcheck.mjs", "start.mjs", ...built.lua, "console"].sort(),
     );
     expect(built.lua.length).toBeGreaterThanOrEqual(8);
+  });
+
+  it("leaves the parameter rules of other services' methods out of the gateway's bundle", () => {
+    // The gateway knows only which service owns a method: sendInvoice's and sendMessage's rules
+    // ship with invoices alone (the bundles keep their functions' names).
+    const rules = ["SendInvoiceParams", "checkProduct", "SendMessageParams", "checkInlineKeyboard", "parseEntities"];
+    const gateway = readFileSync(join(dist, "gateway.mjs"), "utf8");
+    const invoices = readFileSync(join(dist, "invoices.mjs"), "utf8");
+    expect(rules.filter((r) => gateway.includes(r))).toEqual([]);
+    expect(rules.filter((r) => !invoices.includes(r))).toEqual([]);
+    expect(gateway.includes("SetWebhookParams")).toBe(false);
+    expect(gateway.includes("GetUpdatesParams")).toBe(true);
   });
 
   it("runs every service with plain node, without tsx", () => {

@@ -1,27 +1,42 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply } from "fastify";
+import type { z } from "zod";
 import { Errors, type BotApiError } from "./errors.ts";
 import { errorReply, okEnvelope, RawJson, rawOkEnvelope, type MethodOutcome } from "./envelope.ts";
 import type { BotRecord } from "./bot-registry.ts";
-import { findMethod, METHODS, type MethodName, type ParamsOf } from "./methods.ts";
+import { findMethod, type MethodName, type MethodOf, type ServiceName } from "./methods.ts";
 import type { Registry } from "./metrics.ts";
-import { parseParams } from "./params/parse.ts";
+import { parseWith } from "./params/parse.ts";
 import { isBotId } from "./params/platform.ts";
 import { INTERNAL_TOKEN_HEADER } from "./internal-calls.ts";
 
-/**
- * What a method handler gets: the bot the gateway authenticated (its public record, as sent with
- * the call), its validated params, and an abort signal.
- */
-export interface MethodContext<M extends MethodName> {
+/** What a method handler gets: the bot the gateway authenticated (its public record, as sent with the call) and its validated params. */
+export interface MethodContext<P> {
   /** `bot.id` */
   botId: string;
   bot: BotRecord;
-  params: ParamsOf<M>;
-  /** aborted when the caller (the bot's HTTP request) goes away. */
-  signal: AbortSignal;
+  params: P;
 }
-export type MethodHandlers = { [M in MethodName]?: (ctx: MethodContext<M>) => Promise<MethodOutcome> };
+
+/**
+ * A row of a service's method table: the parameters' schema (its output is what the handler
+ * gets), one line for docs/methods.md, and the handler, given the service's dependencies `D` and
+ * the call (with `X`, what else that service gives its handlers: the gateway, an abort signal).
+ */
+export interface MethodRow<D, P = any, X = object> {
+  params: z.ZodType<P>;
+  summary: string;
+  handler: (deps: D, ctx: MethodContext<P> & X) => Promise<MethodOutcome>;
+}
+
+/** A service's method table: one row for each method the contract gives it. */
+export type MethodTable<S extends ServiceName, D, X = object> = { [M in MethodOf<S>]: MethodRow<D, any, X> };
+
+/** Builds the rows of a service whose dependencies are `D`, each handler typed by its schema. */
+export const rowsOf =
+  <D, X = object>() =>
+  <P>(row: MethodRow<D, P, X>): MethodRow<D, P, X> =>
+    row;
 
 export function sendError(reply: FastifyReply, err: BotApiError) {
   const { status, headers, body } = errorReply(err);
@@ -66,33 +81,25 @@ export function guardInternal(app: FastifyInstance, internalToken: string) {
   });
 }
 
-/** `POST /internal/call/:method`: validate with the method table's schema, run the handler. */
-export function registerMethodRoute(app: FastifyInstance, handlers: MethodHandlers) {
+/** `POST /internal/call/:method`: validate with the service's row, run its handler. */
+export function registerMethodRoute<D>(
+  app: FastifyInstance,
+  table: Partial<Record<MethodName, MethodRow<D>>>,
+  deps: D,
+) {
   app.post<{ Params: { method: string }; Body: { bot?: unknown; params?: unknown } }>(
     "/internal/call/:method",
     async (req, reply) => {
       const method = findMethod(req.params.method);
-      const handler =
-        method && (handlers[method] as ((ctx: MethodContext<MethodName>) => Promise<MethodOutcome>) | undefined);
-      if (!method || !handler) return sendError(reply, Errors.methodNotFound());
+      const row = method && table[method];
+      if (!row) return sendError(reply, Errors.methodNotFound());
       const { bot, params } = req.body ?? {};
       if (!isBotRecord(bot) || typeof params !== "object" || params === null) {
         return sendError(reply, Errors.badRequestBody());
       }
-      const parsed = parseParams(method, params as Record<string, unknown>);
+      const parsed = parseWith(row.params, params);
       if (!parsed.ok) return sendError(reply, parsed.error);
-      // The signal is made only for a handler that asks for it (a long poll): a listener and an
-      // AbortController per call are measurable on the hot path.
-      let signal: AbortSignal | undefined;
-      const ctx = {
-        botId: bot.id,
-        bot,
-        params: parsed.params,
-        get signal() {
-          return (signal ??= abortOnClose(reply));
-        },
-      };
-      return sendOutcome(reply, await handler(ctx));
+      return sendOutcome(reply, await row.handler(deps, { botId: bot.id, bot, params: parsed.params }));
     },
   );
 }
@@ -167,5 +174,3 @@ export function registerOps(app: FastifyInstance, { registry, ready }: OpsOption
   });
   app.get("/metrics", async (_req, reply) => reply.type(registry.contentType).send(await registry.render()));
 }
-
-export { METHODS };

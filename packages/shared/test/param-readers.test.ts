@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { emptyParams, parseParams, parseWebhookUrl, readFormParams, readJsonParams, toInteger } from "@starpost/shared";
+import { emptyParams, parseWebhookUrl, parseWith, readFormParams, readJsonParams, toInteger } from "@starpost/shared";
+import { METHOD_ROWS } from "@starpost/testkit";
+
+/** A method's parameters read with its owner's row. */
+const parseParams = (method: keyof typeof METHOD_ROWS, raw: Record<string, unknown>) =>
+  parseWith(METHOD_ROWS[method].params as Parameters<typeof parseWith>[0], raw) as
+    { ok: true; params: any } | { ok: false; error: { description: string } };
 
 /** The readers against the official server's: td's to_integer, Client.cpp's to_bool and getters. */
 

@@ -11,3 +11,4 @@ export * from "./supervisor.ts";
 export * from "./redis-cluster.ts";
 export * from "./target.ts";
 export * from "./polling.ts";
+export * from "./method-rows.ts";

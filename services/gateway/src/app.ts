@@ -16,7 +16,6 @@ import { registerRequestLog } from "./routes/bot-calls.ts";
 import { registerPlatformApi } from "./routes/platform.ts";
 import type { BotCache } from "./bot-cache.ts";
 import { registerConsole } from "./console.ts";
-import { pollingHandlers } from "./polling/handlers.ts";
 import { PollHub } from "./polling/poll-hub.ts";
 
 export interface GatewayDeps {
@@ -67,7 +66,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     redis: deps.redis,
     services: deps.services,
     botCache: deps.botCache,
-    polling: pollingHandlers(deps.redis, polls),
+    polling: { redis: deps.redis, hub: polls },
   });
   if (deps.botCache) app.addHook("onClose", () => deps.botCache!.close());
 

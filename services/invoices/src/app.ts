@@ -14,7 +14,7 @@ import {
 } from "@starpost/shared";
 import { AnswerWaiters } from "./domain/answer-waiters.ts";
 import type { InvoiceDomain } from "./domain/deps.ts";
-import { invoiceHandlers } from "./handlers.ts";
+import { INVOICE_METHODS } from "./methods.ts";
 import { registerChatRoutes } from "./routes/chats.ts";
 import { registerPaymentRoute } from "./routes/payments.ts";
 
@@ -74,7 +74,7 @@ export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   guardInternal(app, deps.internalToken);
   if (deps.replicaWait) registerReplicaWait(app, deps.redis, deps.logger, deps.replicaWait);
   registerOps(app, { registry, ready: async () => (await deps.redis.ping()) === "PONG" });
-  registerMethodRoute(app, invoiceHandlers(domain));
+  registerMethodRoute(app, INVOICE_METHODS, domain);
   registerPaymentRoute(app, domain);
   registerChatRoutes(app, domain);
   // Waiting payments end (as expired), presses and history reads answer, before the server waits for in-flight requests.

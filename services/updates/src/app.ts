@@ -13,7 +13,7 @@ import {
   registerReplicaWait,
 } from "@starpost/shared";
 import { registerPlatformRoutes } from "./platform/routes.ts";
-import { webhookHandlers } from "./webhook/handlers.ts";
+import { WEBHOOK_METHODS } from "./webhook/methods.ts";
 
 export interface UpdatesDeps {
   redis: Redis;
@@ -43,15 +43,12 @@ export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
     deliveryQueue: deps.deliveryQueue,
     onDropped: (reason) => dropped.inc({ reason }),
   });
-  registerMethodRoute(
-    app,
-    webhookHandlers({
-      redis: deps.redis,
-      deliveryQueue: deps.deliveryQueue,
-      logger: deps.logger,
-      allowPrivateNetworks: deps.allowPrivateNetworks,
-      ownEndpoints: new OwnEndpoints(deps.redis),
-    }),
-  );
+  registerMethodRoute(app, WEBHOOK_METHODS, {
+    redis: deps.redis,
+    deliveryQueue: deps.deliveryQueue,
+    logger: deps.logger,
+    allowPrivateNetworks: deps.allowPrivateNetworks,
+    ownEndpoints: new OwnEndpoints(deps.redis),
+  });
   return app;
 }

@@ -1,30 +1,32 @@
 import type { Redis } from "ioredis";
-import { pollUpdates, saveAllowedUpdates, type MethodContext, type MethodHandlers } from "@starpost/shared";
-import { answer } from "../outcomes.ts";
+import { pollUpdates, saveAllowedUpdates, type MethodContext } from "@starpost/shared";
+import type { GetUpdatesParams } from "../params/get-updates.ts";
 import { updatesResult, type PollHub, type PollOutcome } from "./poll-hub.ts";
 
-/** getUpdates (long polling). */
-export function pollingHandlers(redis: Redis, hub: PollHub): MethodHandlers {
-  return {
-    getUpdates: async (ctx) => answer(await getUpdates(ctx)),
-  };
+export interface PollingDeps {
+  redis: Redis;
+  hub: PollHub;
+}
 
-  async function getUpdates(ctx: MethodContext<"getUpdates">): Promise<PollOutcome> {
-    const { botId, params } = ctx;
-    const { offset, limit, timeout, allowed_updates: allowed } = params;
-    // As the official server: the setting changes only when the call is not refused for a
-    // webhook, and before anything waits, so updates created from now on are filtered by it.
-    const saveAllowed = allowed === undefined ? undefined : () => saveAllowedUpdates(redis, botId, allowed);
+/** getUpdates (long polling); `ctx.signal` ends a held poll when its caller goes away. */
+export async function getUpdates(
+  { redis, hub }: PollingDeps,
+  ctx: MethodContext<GetUpdatesParams> & { signal: AbortSignal },
+): Promise<PollOutcome> {
+  const { botId, params } = ctx;
+  const { offset, limit, timeout, allowed_updates: allowed } = params;
+  // As the official server: the setting changes only when the call is not refused for a
+  // webhook, and before anything waits, so updates created from now on are filtered by it.
+  const saveAllowed = allowed === undefined ? undefined : () => saveAllowedUpdates(redis, botId, allowed);
 
-    // Only a held poll reads ctx.signal: the signal (and its listener) is made on first read.
-    if (timeout > 0)
-      return hub.wait({ botId, offset, limit, timeoutMs: timeout * 1000, signal: ctx.signal, beforeWait: saveAllowed });
+  // Only a held poll reads ctx.signal: the signal (and its listener) is made on first read.
+  if (timeout > 0)
+    return hub.wait({ botId, offset, limit, timeoutMs: timeout * 1000, signal: ctx.signal, beforeWait: saveAllowed });
 
-    // Timeout 0 never waits, so it never disturbs a waiting poll of the same bot.
-    const read = await pollUpdates(redis, botId, { offset, limit, pollId: "", mode: "none", ownerTtlMs: 0 });
-    if (read.outcome === "webhook") return hub.conflict(botId, { outcome: "webhook_active" });
-    await saveAllowed?.();
-    hub.answeredAtOnce();
-    return updatesResult(read.outcome === "updates" ? read.updates : []);
-  }
+  // Timeout 0 never waits, so it never disturbs a waiting poll of the same bot.
+  const read = await pollUpdates(redis, botId, { offset, limit, pollId: "", mode: "none", ownerTtlMs: 0 });
+  if (read.outcome === "webhook") return hub.conflict(botId, { outcome: "webhook_active" });
+  await saveAllowed?.();
+  hub.answeredAtOnce();
+  return updatesResult(read.outcome === "updates" ? read.updates : []);
 }

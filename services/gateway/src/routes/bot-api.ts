@@ -2,21 +2,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
 import {
   abortOnClose,
-  botUser,
   checkToken,
   Errors,
   findMethod,
   METHODS,
-  parseParams,
+  parseWith,
   sendError,
   sendOutcome,
-  success,
-  type MethodContext,
-  type MethodHandlers,
-  type MethodName,
-  type MethodOutcome,
+  type MethodRow,
   type ServiceClient,
 } from "@starpost/shared";
+import { GATEWAY_METHODS, type HeldCall } from "../methods.ts";
+import type { PollingDeps } from "../polling/handlers.ts";
 import { readBotParams } from "./body.ts";
 import { applyFault, noteBotCall } from "./bot-calls.ts";
 import type { BotCache } from "../bot-cache.ts";
@@ -25,23 +22,14 @@ export interface BotApiDeps {
   redis: Redis;
   services: ServiceClient;
   botCache?: BotCache;
-  /** getUpdates, which the gateway answers itself (polling/handlers.ts). */
-  polling: MethodHandlers;
+  /** what the gateway's own methods need (getUpdates: the log and the poll hub). */
+  polling: PollingDeps;
 }
 
 const BOT_PATH = /^\/bot([^/]*)\/([^/]*)$/;
 
 /** `/bot<token>/<method>`: token check, method lookup, then the owning service answers. */
 export function registerBotApi(app: FastifyInstance, { redis, services, botCache, polling }: BotApiDeps) {
-  /** Methods the gateway answers itself (the table's `gateway` rows). */
-  const own: MethodHandlers = {
-    getMe: async ({ bot }) => success(botUser(bot)),
-    // starpost is the bot's only server: logging out or closing has nothing to release.
-    logOut: async () => success(true),
-    close: async () => success(true),
-    ...polling,
-  };
-
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split("?", 1)[0]!;
     const match = BOT_PATH.exec(path);
@@ -67,7 +55,8 @@ export function registerBotApi(app: FastifyInstance, { redis, services, botCache
     if (auth.hasFaults && (await applyFault(redis, req, reply, abortOnClose(reply)))) return reply;
     const spec = METHODS[method];
     if (spec.service === "gateway") {
-      const parsed = parseParams(method, params);
+      const row = GATEWAY_METHODS[method as keyof typeof GATEWAY_METHODS] as MethodRow<PollingDeps, unknown, HeldCall>;
+      const parsed = parseWith(row.params, params);
       if (!parsed.ok) return sendError(reply, parsed.error);
       // The abort signal is made only for a handler that asks for it (a long poll).
       let signal: AbortSignal | undefined;
@@ -79,8 +68,7 @@ export function registerBotApi(app: FastifyInstance, { redis, services, botCache
           return (signal ??= abortOnClose(reply));
         },
       };
-      const run = own[method] as (ctx: MethodContext<MethodName>) => Promise<MethodOutcome>;
-      return sendOutcome(reply, await run(ctx));
+      return sendOutcome(reply, await row.handler(polling, ctx));
     }
     // Calls to a service are short and run to their end: no abort listener per call.
     const answer = await services.call(spec.service, method, auth.bot, params);

@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { keys, type ParamsOf, ok } from "@starpost/shared";
+import { keys, ok } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import type { InvoiceRecord } from "./send-invoice.ts";
+import type { CreateInvoiceLinkParams } from "../params/invoices.ts";
 
 /** What paying a link needs: the invoice, and the period when the link sells a subscription. */
 export interface LinkRecord extends InvoiceRecord {
@@ -21,7 +22,7 @@ export function linkSlug(link: string): string | undefined {
 export async function createInvoiceLink(
   d: InvoiceDomain,
   botId: string,
-  p: ParamsOf<"createInvoiceLink">,
+  p: CreateInvoiceLinkParams,
 ): Promise<Outcome<string, never>> {
   const slug = randomBytes(12).toString("base64url");
   const record: LinkRecord = {

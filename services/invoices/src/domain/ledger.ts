@@ -1,6 +1,7 @@
-import { keys, type ParamsOf, ok } from "@starpost/shared";
+import { keys, ok } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "./deps.ts";
+import type { GetStarTransactionsParams } from "../params/invoices.ts";
 
 /**
  * The keys every step that moves Stars writes, in its scripts' KEYS order: charges, ledger,
@@ -19,7 +20,7 @@ export const moneyKeys = (botId: string) => ({
 export async function getStarTransactions(
   d: InvoiceDomain,
   botId: string,
-  p: ParamsOf<"getStarTransactions">,
+  p: GetStarTransactionsParams,
 ): Promise<Outcome<{ transactions: unknown[] }, never>> {
   const rows = await d.redis.lrange(keys.starLedger(botId), p.offset, p.offset + p.limit - 1);
   return ok({ transactions: rows.map((r) => JSON.parse(r) as unknown) });

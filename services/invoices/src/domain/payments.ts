@@ -10,7 +10,6 @@ import {
   logArgs,
   logKeys,
   updateKind,
-  type ParamsOf,
   type LinkPaymentBody,
   type PaymentBody,
   saveChat,
@@ -25,6 +24,7 @@ import type { InvoiceDomain } from "./deps.ts";
 import { linkSlug, type LinkRecord } from "./invoice-link.ts";
 import { asUser, privateChatOf } from "./people.ts";
 import type { InvoiceRecord } from "./send-invoice.ts";
+import type { AnswerPreCheckoutQueryParams } from "../params/invoices.ts";
 
 /** A pre-checkout query lives 150 s, like the update that carries it. */
 const QUERY_LIFETIME_MS = 150_000;
@@ -265,7 +265,7 @@ async function payTarget(
 export async function answerPreCheckoutQuery(
   d: InvoiceDomain,
   botId: string,
-  p: ParamsOf<"answerPreCheckoutQuery">,
+  p: AnswerPreCheckoutQueryParams,
 ): Promise<Outcome<true, { outcome: "pre_checkout_query_invalid" }>> {
   const { redis } = d;
   const queryId = p.pre_checkout_query_id;

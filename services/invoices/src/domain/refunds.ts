@@ -1,9 +1,10 @@
-import { appendThenDeliver, keys, kindArgs, logArgs, logKeys, type ParamsOf, ok } from "@starpost/shared";
+import { appendThenDeliver, keys, kindArgs, logArgs, logKeys, ok } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
 import { moneyKeys } from "./ledger.ts";
 import { paymentJson } from "./payment-json.ts";
 import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
+import type { RefundStarPaymentParams } from "../params/invoices.ts";
 
 /** The refund step's refusals, by its reply. */
 const REFUSALS = {
@@ -19,7 +20,7 @@ const REFUSALS = {
 export async function refundStarPayment(
   d: InvoiceDomain,
   botId: string,
-  p: ParamsOf<"refundStarPayment">,
+  p: RefundStarPaymentParams,
 ): Promise<Outcome<true, { outcome: (typeof REFUSALS)[keyof typeof REFUSALS] }>> {
   const { status } = await appendThenDeliver(
     d,

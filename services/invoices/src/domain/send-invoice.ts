@@ -1,6 +1,7 @@
-import type { BotRecord, ParamsOf } from "@starpost/shared";
+import type { BotRecord } from "@starpost/shared";
 import { sendBotMessage, type BotMessageOutcome } from "./bot-message.ts";
 import type { InvoiceDomain } from "./deps.ts";
+import type { SendInvoiceParams } from "../params/invoices.ts";
 
 /** What a payment needs to know about an invoice message (never shown to users). */
 export interface InvoiceRecord {
@@ -14,7 +15,7 @@ export interface InvoiceRecord {
  * The Message members after `date`, as the official server orders them: invoice, reply_markup
  * when one was given, has_protected_content only when true.
  */
-function invoiceContent(p: ParamsOf<"sendInvoice">): Record<string, unknown> {
+function invoiceContent(p: SendInvoiceParams): Record<string, unknown> {
   const { product } = p;
   const invoice = {
     title: product.title,
@@ -31,7 +32,7 @@ function invoiceContent(p: ParamsOf<"sendInvoice">): Record<string, unknown> {
 }
 
 /** sendInvoice after the parameter checks: the message and its invoice in one atomic store (Lua). */
-export function sendInvoice(d: InvoiceDomain, bot: BotRecord, p: ParamsOf<"sendInvoice">): Promise<BotMessageOutcome> {
+export function sendInvoice(d: InvoiceDomain, bot: BotRecord, p: SendInvoiceParams): Promise<BotMessageOutcome> {
   const record: InvoiceRecord = {
     payload: p.product.payload,
     currency: p.product.currency,

@@ -6,7 +6,6 @@ import {
   logArgs,
   logKeys,
   type ClockBody,
-  type ParamsOf,
   type UserStarsBody,
   ok,
 } from "@starpost/shared";
@@ -16,6 +15,7 @@ import { paymentJson } from "./payment-json.ts";
 import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { newChargeId } from "./payments.ts";
+import type { EditUserStarSubscriptionParams } from "../params/invoices.ts";
 
 /** The edit step's refusals, by its reply. */
 const EDIT_REFUSALS = {
@@ -30,7 +30,7 @@ type BotNotFound = { outcome: "bot_not_found" };
 export async function editUserStarSubscription(
   d: InvoiceDomain,
   botId: string,
-  p: ParamsOf<"editUserStarSubscription">,
+  p: EditUserStarSubscriptionParams,
 ): Promise<Outcome<true, { outcome: (typeof EDIT_REFUSALS)[keyof typeof EDIT_REFUSALS] }>> {
   const status = await invoiceScripts.editSubscription(
     d.redis,

@@ -1,6 +1,7 @@
-import { keys, type ParamsOf, ok } from "@starpost/shared";
+import { keys, ok } from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import type { Outcome } from "../outcomes.ts";
+import type { AnswerCallbackQueryParams } from "../params/callbacks.ts";
 
 /** A press (and its answer slot) lives as long as its callback_query update: 150 s. */
 export const CALLBACK_LIFETIME_MS = 150_000;
@@ -18,7 +19,7 @@ export interface CallbackAnswer {
 export async function answerCallbackQuery(
   d: InvoiceDomain,
   botId: string,
-  p: ParamsOf<"answerCallbackQuery">,
+  p: AnswerCallbackQueryParams,
 ): Promise<Outcome<true, never>> {
   const id = p.callback_query_id;
   // Ids are ours (digits only); anything else cannot name a press and must not shape a key.

@@ -1,7 +1,8 @@
-import { findChat, keys, RawJson, type ParamsOf, ok } from "@starpost/shared";
+import { findChat, keys, RawJson, ok } from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import { invoiceScripts } from "../lua/index.ts";
 import type { Outcome } from "../outcomes.ts";
+import type { DeleteMessageParams, EditMessageReplyMarkupParams, EditMessageTextParams } from "../params/messages.ts";
 
 type Message = Record<string, unknown>;
 
@@ -77,7 +78,7 @@ async function applyEdit(
   return { outcome: "edit_conflict" };
 }
 
-export function editMessageText(d: InvoiceDomain, botId: string, p: ParamsOf<"editMessageText">): Promise<EditOutcome> {
+export function editMessageText(d: InvoiceDomain, botId: string, p: EditMessageTextParams): Promise<EditOutcome> {
   return applyEdit(d, botId, p.chat_id, p.message_id, (m) => {
     if (typeof m.text !== "string") return { outcome: "no_text_to_edit" };
     if (m.text === p.text && sameEntities(m.entities, p.entities) && same(m.reply_markup, p.reply_markup))
@@ -92,7 +93,7 @@ export function editMessageText(d: InvoiceDomain, botId: string, p: ParamsOf<"ed
 export function editMessageReplyMarkup(
   d: InvoiceDomain,
   botId: string,
-  p: ParamsOf<"editMessageReplyMarkup">,
+  p: EditMessageReplyMarkupParams,
 ): Promise<EditOutcome> {
   return applyEdit(d, botId, p.chat_id, p.message_id, (m) => {
     if (same(m.reply_markup, p.reply_markup)) return { outcome: "message_not_modified" };
@@ -104,7 +105,7 @@ export function editMessageReplyMarkup(
 export async function deleteMessage(
   d: InvoiceDomain,
   botId: string,
-  p: ParamsOf<"deleteMessage">,
+  p: DeleteMessageParams,
 ): Promise<Outcome<true, { outcome: "chat_not_found" | "message_to_delete_not_found" }>> {
   const chat = await findChat(d.redis, botId, p.chat_id);
   if (!chat) return { outcome: "chat_not_found" };

@@ -1,6 +1,8 @@
-import type { BotRecord, MessageEntity, ParamsOf } from "@starpost/shared";
+import type { BotRecord } from "@starpost/shared";
+import type { MessageEntity } from "../params/entities.ts";
 import { sendBotMessage, type BotMessageOutcome } from "../domain/bot-message.ts";
 import type { InvoiceDomain } from "../domain/deps.ts";
+import type { SendMessageParams } from "../params/messages.ts";
 
 /** The Message members after `date` for a text, in the official order. */
 export function textContent(p: {
@@ -18,7 +20,7 @@ export function textContent(p: {
 }
 
 /** sendMessage after the parameter checks: the same atomic step as sendInvoice, with no invoice behind the message. */
-export function sendMessage(d: InvoiceDomain, bot: BotRecord, p: ParamsOf<"sendMessage">): Promise<BotMessageOutcome> {
+export function sendMessage(d: InvoiceDomain, bot: BotRecord, p: SendMessageParams): Promise<BotMessageOutcome> {
   return sendBotMessage(d, bot, p, {
     content: textContent(p),
     record: "",

@@ -11,11 +11,11 @@ import {
   saveAllowedUpdates,
   urlHost,
   webhookFields,
-  type ParamsOf,
   type WebhookConfig,
 } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
 import type { WebhookDeps } from "./types.ts";
+import type { SetWebhookParams } from "../params/webhook.ts";
 
 /** setWebhook with a URL more than once a second per bot gets 429, as in the official server. */
 const SET_INTERVAL_MS = 1000;
@@ -47,7 +47,7 @@ export async function deleteWebhook(
 export async function setWebhook(
   deps: WebhookDeps,
   botId: string,
-  p: ParamsOf<"setWebhook">,
+  p: SetWebhookParams,
 ): Promise<
   Outcome<
     true,

@@ -1,11 +1,15 @@
 import { isIP } from "node:net";
 import { z } from "zod";
-import { readAllowedUpdatesParam } from "../allowed-updates.ts";
-import { Errors } from "../errors.ts";
-import { DEFAULT_MAX_CONNECTIONS } from "../webhook-store.ts";
-import { parseWebhookUrl } from "../webhook-guard.ts";
-import { boolParam, looseInt, optionalString } from "./coerce.ts";
-import { fail } from "./issues.ts";
+import {
+  readAllowedUpdatesParam,
+  Errors,
+  DEFAULT_MAX_CONNECTIONS,
+  parseWebhookUrl,
+  boolParam,
+  looseInt,
+  optionalString,
+  fail,
+} from "@starpost/shared";
 
 // Webhook settings' parameters (owned by services/updates, webhook configuration).
 

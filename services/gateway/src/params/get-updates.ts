@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { readAllowedUpdatesParam } from "../allowed-updates.ts";
-import { looseInt } from "./coerce.ts";
+import { readAllowedUpdatesParam, looseInt } from "@starpost/shared";
 
 /** The official server keeps a poll open at most this long (seconds). */
 export const LONG_POLL_MAX_TIMEOUT = 50;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseEntities } from "@starpost/shared";
+import { parseEntities } from "../src/params/entities.ts";
 
 // Cases and texts from td's own tests (test/message_entities.cpp), where starpost covers the style.
 

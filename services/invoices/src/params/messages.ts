@@ -1,9 +1,7 @@
 import { z } from "zod";
-import { Errors, type BotApiError } from "../errors.ts";
-import { INVALID_JSON, looseInt, optionalString } from "./coerce.ts";
 import { parseEntities, type MessageEntity, type ParseMode } from "./entities.ts";
-import { fail } from "./issues.ts";
 import { chatIdParam, checkInlineKeyboard, checkReplyParameters, isError, rawJson, sendingShape } from "./invoices.ts";
+import { Errors, type BotApiError, INVALID_JSON, looseInt, optionalString, fail } from "@starpost/shared";
 
 /**
  * Parameters of the message methods (owned by services/invoices, which also owns the chats'

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { BotApiError, Errors } from "../errors.ts";
-import { fail } from "./issues.ts";
 import {
+  BotApiError,
+  Errors,
+  fail,
   asText,
   boolParam,
   fromJson,
@@ -11,7 +12,7 @@ import {
   optionalString,
   requiredString,
   toInteger,
-} from "./coerce.ts";
+} from "@starpost/shared";
 
 /**
  * Parameters of the Stars methods (owned by services/invoices). The official server checks a

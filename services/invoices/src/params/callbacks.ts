@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { boolParam, looseInt, optionalString, requiredString } from "./coerce.ts";
+import { boolParam, looseInt, optionalString, requiredString } from "@starpost/shared";
 
 /**
  * answerCallbackQuery (owned by services/updates). The button press itself comes from the

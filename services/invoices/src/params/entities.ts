@@ -5,7 +5,7 @@
  * string's own); error positions are UTF-8 byte offsets of the input, as td reports them. An
  * error is a registry entry (`Errors.entity…`), td's text after "can't parse entities: ".
  */
-import { Errors, type BotApiError } from "../errors.ts";
+import { Errors, type BotApiError } from "@starpost/shared";
 
 export interface MessageEntity {
   type: string;
