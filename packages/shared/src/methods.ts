@@ -67,6 +67,7 @@ export const METHODS = {
     service: "invoices",
     webhookReply: false,
   },
+  getAvailableGifts: { service: "invoices", webhookReply: false },
 
   sendMessage: {
     service: "invoices",

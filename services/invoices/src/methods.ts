@@ -1,4 +1,4 @@
-import { rowsOf, type MethodTable } from "@starpost/shared";
+import { rowsOf, success, type MethodTable } from "@starpost/shared";
 import type { InvoiceDomain } from "./domain/deps.ts";
 import { createInvoiceLink } from "./domain/invoice-link.ts";
 import { getMyStarBalance, getStarTransactions } from "./domain/ledger.ts";
@@ -15,6 +15,7 @@ import {
   AnswerPreCheckoutQueryParams,
   CreateInvoiceLinkParams,
   EditUserStarSubscriptionParams,
+  GetAvailableGiftsParams,
   GetMyStarBalanceParams,
   GetStarTransactionsParams,
   RefundStarPaymentParams,
@@ -69,6 +70,11 @@ export const INVOICE_METHODS = {
     params: GetMyStarBalanceParams,
     summary: "the bot's Star balance",
     handler: async (d, { botId }) => answer(await getMyStarBalance(d, botId)),
+  }),
+  getAvailableGifts: row({
+    params: GetAvailableGiftsParams,
+    summary: "the gifts the bot can send: none in starpost, so `{gifts: []}`",
+    handler: async () => success({ gifts: [] }),
   }),
   sendMessage: row({
     params: SendMessageParams,

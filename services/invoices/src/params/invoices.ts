@@ -321,3 +321,4 @@ export const GetStarTransactionsParams = z
 export type GetStarTransactionsParams = z.infer<typeof GetStarTransactionsParams>;
 
 export const GetMyStarBalanceParams = z.object({});
+export const GetAvailableGiftsParams = z.object({});
