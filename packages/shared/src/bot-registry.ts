@@ -42,9 +42,13 @@ export function parseToken(token: string): { id: string } | undefined {
   const colon = token.indexOf(":");
   if (colon <= 0) return undefined;
   const id = token.slice(0, colon);
-  if (!/^[1-9]\d{0,15}$/.test(id)) return undefined;
+  if (!isBotId(id)) return undefined;
   return { id };
 }
+
+/** The one rule for a bot id (a token's, a platform path's): a positive integer of at most 16 digits. */
+export const BOT_ID = /^[1-9]\d{0,15}$/;
+export const isBotId = (s: string | undefined): s is string => s !== undefined && BOT_ID.test(s);
 
 export async function checkToken(redis: Redis, token: string): Promise<TokenCheck> {
   const parsed = parseToken(token);

@@ -12,7 +12,6 @@ import Fastify, {
 import { BotApiError, Errors } from "./errors.ts";
 import { requestSerializers, type Logger } from "./logger.ts";
 import { requestLogger } from "./request-logger.ts";
-import { findPlatformRoute } from "./params/platform-routes.ts";
 import { sendError } from "./service-app.ts";
 import { internalSocket } from "./internal-calls.ts";
 
@@ -57,14 +56,6 @@ export function createHttpServer(
     ...options,
   }) as unknown as FastifyInstance;
   closeUnusedSocketsOnClose(app);
-  // A platform route must be in the route table (its schemas, its OpenAPI description).
-  app.addHook("onRoute", ({ method, url }) => {
-    if (!url.startsWith("/internal/platform")) return;
-    for (const m of [method].flat()) {
-      if (m !== "HEAD" && !findPlatformRoute(m, url))
-        throw new Error(`${m} ${url} is not in PLATFORM_ROUTES (packages/shared/src/params/platform-routes.ts)`);
-    }
-  });
   // Every answer is the Bot API envelope: framework errors (bad JSON, bodies too large, unknown
   // routes) too, since the gateway passes a service's answer to the bot unchanged.
   app.setNotFoundHandler((_req, reply) => sendError(reply, Errors.notFound()));

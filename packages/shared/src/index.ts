@@ -34,3 +34,4 @@ export * from "./replica-wait.ts";
 export * from "./wake-messages.ts";
 export * from "./undici.ts";
 export * from "./params/issues.ts";
+export * from "./platform-edge.ts";

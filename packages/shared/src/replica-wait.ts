@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
+import { isBotId } from "./bot-registry.ts";
 import { Errors } from "./errors.ts";
 import type { Logger } from "./logger.ts";
 import { keys } from "./redis-keys.ts";
@@ -45,7 +46,7 @@ export function registerReplicaWait(
     if (reply.statusCode !== 200) return payload;
     const botId =
       (req.params as { botId?: unknown } | undefined)?.botId ?? (req.body as { botId?: unknown } | undefined)?.botId;
-    if (typeof botId !== "string" || !/^\d{1,20}$/.test(botId)) return payload;
+    if (typeof botId !== "string" || !isBotId(botId)) return payload;
     const confirmed = await waitForReplicas(redis, botId, opts).catch((err: Error) => {
       logger.warn({ botId, err: { message: err.message } }, "WAIT failed");
       return -1;

@@ -7,7 +7,7 @@ import type { BotRecord } from "./bot-registry.ts";
 import { findMethod, type MethodName, type MethodOf, type ServiceName } from "./methods.ts";
 import type { Registry } from "./metrics.ts";
 import { parseWith } from "./params/parse.ts";
-import { isBotId } from "./params/platform.ts";
+import { isBotId } from "./bot-registry.ts";
 import { INTERNAL_TOKEN_HEADER } from "./internal-calls.ts";
 
 /** What a method handler gets: the bot the gateway authenticated (its public record, as sent with the call) and its validated params. */

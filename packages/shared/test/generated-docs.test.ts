@@ -3,7 +3,14 @@ import { execFileSync } from "node:child_process";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { Errors, METHODS, type MethodSpec } from "@starpost/shared";
-import { ERRORS_DOC, METHODS_DOC, renderErrorsDoc, renderMethodsDoc } from "../../../scripts/docs.ts";
+import {
+  ERRORS_DOC,
+  METHODS_DOC,
+  PLATFORM_DOC,
+  renderErrorsDoc,
+  renderMethodsDoc,
+  renderPlatformDoc,
+} from "../../../scripts/docs.ts";
 
 const root = new URL("../../../", import.meta.url).pathname;
 
@@ -88,5 +95,12 @@ describe("the method table", () => {
 
   it("is documented: docs/methods.md is generated from it and up to date", () => {
     expect(readFileSync(METHODS_DOC, "utf8")).toBe(renderMethodsDoc());
+  });
+});
+
+describe("the platform route table", () => {
+  it("is documented: docs/platform-api.md's route table is generated from it and up to date", () => {
+    const doc = readFileSync(PLATFORM_DOC, "utf8");
+    expect(doc).toBe(renderPlatformDoc(doc));
   });
 });

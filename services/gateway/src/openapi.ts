@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PLATFORM_ROUTES, type PlatformRoute } from "@starpost/shared";
+import { BOT_ID, CHAT_ID, PLATFORM_ROUTES, type PlatformRoute } from "@starpost/shared";
 
 /**
  * The OpenAPI 3.1 description of the platform API, built from the route table and the zod
@@ -39,7 +39,7 @@ function operation(r: PlatformRoute) {
     name,
     in: "path",
     required: true,
-    schema: { type: "string", pattern: name === "botId" ? "^\\d{1,16}$" : "^-?\\d{1,16}$" },
+    schema: { type: "string", pattern: (name === "botId" ? BOT_ID : CHAT_ID).source },
   }));
   const queryParams = r.query ? queryParameters(r.query) : [];
   return {

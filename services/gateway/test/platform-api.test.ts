@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpServer, createLogger, PLATFORM_ROUTES } from "@starpost/shared";
+import { createHttpServer, createLogger, ok, PLATFORM_ROUTES, registerPlatformRows, success } from "@starpost/shared";
 import { botClient, http, startStack, TEST_PLATFORM_TOKEN, userMessage, type TestStack } from "@starpost/testkit";
 
 describe("the platform API's description and the console's read routes", () => {
@@ -45,7 +45,9 @@ describe("the platform API's description and the console's read routes", () => {
 
   it("a service cannot register a platform route the table does not have (its schema and description)", () => {
     const app = createHttpServer(createLogger("test", "silent"));
-    expect(() => app.post("/internal/platform/bots/:botId/unlisted", async () => "x")).toThrow(
+    const row = { bot: "edge" as const, handler: async () => ok(true) };
+    const opts = { redis: stack.redis, deps: {}, answer: () => success(true) };
+    expect(() => registerPlatformRows(app, { "POST /bots/:botId/unlisted": row }, opts)).toThrow(
       /not in PLATFORM_ROUTES/,
     );
   });

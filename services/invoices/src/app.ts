@@ -4,6 +4,7 @@ import {
   keys,
   guardInternal,
   registerMethodRoute,
+  registerPlatformRows,
   registerOps,
   Registry,
   createHttpServer,
@@ -15,8 +16,9 @@ import {
 import { AnswerWaiters } from "./domain/answer-waiters.ts";
 import type { InvoiceDomain } from "./domain/deps.ts";
 import { INVOICE_METHODS } from "./methods.ts";
-import { registerChatRoutes } from "./routes/chats.ts";
-import { registerPaymentRoute } from "./routes/payments.ts";
+import { CHAT_ROWS } from "./routes/chats.ts";
+import { PAYMENT_ROWS } from "./routes/payments.ts";
+import { answer } from "./outcomes.ts";
 
 /** Telegram gives a bot 10 s to answer a pre-checkout query. */
 export const PRE_CHECKOUT_ANSWER_MS = 10_000;
@@ -75,8 +77,7 @@ export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   if (deps.replicaWait) registerReplicaWait(app, deps.redis, deps.logger, deps.replicaWait);
   registerOps(app, { registry, ready: async () => (await deps.redis.ping()) === "PONG" });
   registerMethodRoute(app, INVOICE_METHODS, domain);
-  registerPaymentRoute(app, domain);
-  registerChatRoutes(app, domain);
+  registerPlatformRows(app, { ...PAYMENT_ROWS, ...CHAT_ROWS }, { redis: deps.redis, deps: domain, answer });
   // Waiting payments end (as expired), presses and history reads answer, before the server waits for in-flight requests.
   app.addHook("preClose", async () => {
     await Promise.all([waiters.close(), chatWaiters.close(), callbackWaiters.close()]);

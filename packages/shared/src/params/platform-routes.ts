@@ -215,8 +215,3 @@ export const PLATFORM_ROUTES: PlatformRoute[] = [
     result: "{requests: [Request]}",
   },
 ];
-
-/** The table entry for an internal route (`/internal/platform…`), if there is one. */
-export function findPlatformRoute(method: string, internalUrl: string): PlatformRoute | undefined {
-  return PLATFORM_ROUTES.find((r) => r.method === method && `/internal/platform${r.url}` === internalUrl);
-}

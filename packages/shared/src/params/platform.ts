@@ -4,10 +4,9 @@ import { answering, fail, type FieldError } from "./issues.ts";
 
 // Bodies of the platform API (operator and simulation side).
 
-/** A bot id in a platform path: positive digits, as generated ids and token ids are. */
-export const isBotId = (s: string | undefined): s is string => s !== undefined && /^\d{1,16}$/.test(s);
 /** A chat id in a platform path: an integer, negative for groups and channels. */
-export const isChatId = (s: string | undefined): s is string => s !== undefined && /^-?\d{1,16}$/.test(s);
+export const CHAT_ID = /^-?\d{1,16}$/;
+export const isChatId = (s: string | undefined): s is string => s !== undefined && CHAT_ID.test(s);
 
 export const CreateBotBody = answering(
   z.object({

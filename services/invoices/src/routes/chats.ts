@@ -1,66 +1,43 @@
-import type { FastifyInstance } from "fastify";
 import {
-  abortOnClose,
-  CallbackQueryBody,
   Errors,
   findChat,
-  getBot,
-  HistoryQuery,
-  parseWith,
-  sendError,
-  sendOutcome,
-  UserMessageBody,
-  isBotId,
   isChatId,
+  type CallbackQueryBody,
+  type HistoryQuery,
+  type PlatformTable,
+  type UserMessageBody,
 } from "@starpost/shared";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import { chatHistory } from "../messages/history.ts";
 import { pressButton, sendUserMessage } from "../messages/user-side.ts";
-import { answer } from "../outcomes.ts";
 
-type ChatParams = { Params: { botId: string; chatId: string } };
+/** The chat id must be one (the bot's existence is read at the edge, not cached: a deleted bot is gone at once). */
+const chatIdRule = ({ chatId }: Record<string, string>) =>
+  isChatId(chatId) ? undefined : Errors.platformChatUnknown(chatId!);
 
 /**
  * The user's side of a chat (`/platform/v1/bots/:botId/chats/:chatId/…`, forwarded by the
  * gateway after its bearer check): send a text, press a button, read the history.
  */
-export function registerChatRoutes(app: FastifyInstance, d: InvoiceDomain) {
-  const base = "/internal/platform/bots/:botId/chats/:chatId";
-  /** The bot must exist (read, not cached: a deleted bot is gone at once); the chat id must be one. */
-  const check = async (p: ChatParams["Params"]) => {
-    if (!isBotId(p.botId) || !(await getBot(d.redis, p.botId))) return Errors.botNotFound();
-    return isChatId(p.chatId) ? undefined : Errors.platformChatUnknown(p.chatId);
-  };
-
-  app.post<ChatParams>(`${base}/messages`, async (req, reply) => {
-    const bad = await check(req.params);
-    if (bad) return sendError(reply, bad);
-    const body = parseWith(UserMessageBody, req.body ?? {});
-    if (!body.ok) return sendError(reply, body.error);
-    return sendOutcome(reply, answer(await sendUserMessage(d, req.params.botId, req.params.chatId, body.params)));
-  });
-
-  app.post<ChatParams>(`${base}/callback_queries`, async (req, reply) => {
-    const bad = await check(req.params);
-    if (bad) return sendError(reply, bad);
-    const body = parseWith(CallbackQueryBody, req.body ?? {});
-    if (!body.ok) return sendError(reply, body.error);
-    return sendOutcome(
-      reply,
-      answer(await pressButton(d, req.params.botId, req.params.chatId, body.params, abortOnClose(reply))),
-    );
-  });
-
-  app.get<ChatParams>(`${base}/messages`, async (req, reply) => {
-    const bad = await check(req.params);
-    if (bad) return sendError(reply, bad);
-    const query = parseWith(HistoryQuery, req.query ?? {});
-    if (!query.ok) return sendError(reply, query.error);
-    if (!(await findChat(d.redis, req.params.botId, req.params.chatId)))
-      return sendError(reply, Errors.platformChatUnknown(req.params.chatId));
-    return sendOutcome(
-      reply,
-      answer(await chatHistory(d, req.params.botId, req.params.chatId, query.params, abortOnClose(reply))),
-    );
-  });
-}
+export const CHAT_ROWS: PlatformTable<InvoiceDomain> = {
+  "POST /bots/:botId/chats/:chatId/messages": {
+    bot: "edge",
+    params: chatIdRule,
+    handler: async (d, { botId, params, body }) => sendUserMessage(d, botId, params.chatId!, body as UserMessageBody),
+  },
+  "POST /bots/:botId/chats/:chatId/callback_queries": {
+    bot: "edge",
+    params: chatIdRule,
+    handler: async (d, call) =>
+      pressButton(d, call.botId, call.params.chatId!, call.body as CallbackQueryBody, call.signal),
+  },
+  "GET /bots/:botId/chats/:chatId/messages": {
+    bot: "edge",
+    params: chatIdRule,
+    handler: async (d, call) => {
+      if (!(await findChat(d.redis, call.botId, call.params.chatId!)))
+        return { outcome: "chat_unknown", chat_id: call.params.chatId! };
+      return chatHistory(d, call.botId, call.params.chatId!, call.query as HistoryQuery, call.signal);
+    },
+  },
+};

@@ -1,28 +1,18 @@
-import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import {
   encodeWakeMessage,
   addFault,
   botKeys,
   clearFaults,
-  Errors,
-  FaultBody,
   keys,
   listFaults,
-  parseWith,
   readRequests,
   scripts,
   REQUEST_LOG_SIZE,
-  RequestsQuery,
-  sendError,
-  sendOutcome,
-  success,
-  isBotId,
   ok,
+  type FaultBody,
+  type PlatformTable,
 } from "@starpost/shared";
-import { answer } from "../outcomes.ts";
-
-type BotParams = { Params: { botId: string } };
 
 /** `DELETE /platform/v1/bots/:botId`: the bot and all its data in one step, then its global index entries. */
 export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
@@ -44,41 +34,30 @@ export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
 }
 
 /** The operator's and the test's view of one bot: scripted faults, the request log, deletion. */
-export function registerBotAdminRoutes(app: FastifyInstance, redis: Redis) {
-  const exists = async (botId: string) => isBotId(botId) && (await redis.exists(keys.bot(botId))) === 1;
-
-  app.delete<BotParams>("/internal/platform/bots/:botId", async (req, reply) => {
-    if (!isBotId(req.params.botId) || !(await deleteBot(redis, req.params.botId)))
-      return sendError(reply, Errors.botNotFound());
-    return sendOutcome(reply, success(true));
-  });
-
-  app.post<BotParams>("/internal/platform/bots/:botId/faults", async (req, reply) => {
-    if (!isBotId(req.params.botId)) return sendError(reply, Errors.botNotFound());
-    const body = parseWith(FaultBody, req.body ?? {});
-    if (!body.ok) return sendError(reply, body.error);
-    const added = await addFault(redis, req.params.botId, body.params);
-    return sendOutcome(reply, answer(added.outcome === "added" ? ok({ id: added.id }) : added));
-  });
-
-  app.get<BotParams>("/internal/platform/bots/:botId/faults", async (req, reply) => {
-    if (!(await exists(req.params.botId))) return sendError(reply, Errors.botNotFound());
-    return sendOutcome(reply, success({ faults: await listFaults(redis, req.params.botId) }));
-  });
-
-  app.delete<BotParams>("/internal/platform/bots/:botId/faults", async (req, reply) => {
-    if (!(await exists(req.params.botId))) return sendError(reply, Errors.botNotFound());
-    await clearFaults(redis, req.params.botId);
-    return sendOutcome(reply, success(true));
-  });
-
-  app.get<BotParams>("/internal/platform/bots/:botId/requests", async (req, reply) => {
-    if (!(await exists(req.params.botId))) return sendError(reply, Errors.botNotFound());
-    const query = parseWith(RequestsQuery, req.query ?? {});
-    if (!query.ok) return sendError(reply, query.error);
-    return sendOutcome(
-      reply,
-      success({ requests: await readRequests(redis, req.params.botId, query.params.limit ?? REQUEST_LOG_SIZE) }),
-    );
-  });
-}
+export const ADMIN_ROWS: PlatformTable<{ redis: Redis }> = {
+  "DELETE /bots/:botId": {
+    bot: "step",
+    handler: async ({ redis }, { botId }) =>
+      (await deleteBot(redis, botId)) ? ok(true) : { outcome: "bot_not_found" },
+  },
+  "POST /bots/:botId/faults": {
+    bot: "step",
+    handler: async ({ redis }, { botId, body }) => {
+      const added = await addFault(redis, botId, body as FaultBody);
+      return added.outcome === "added" ? ok({ id: added.id }) : added;
+    },
+  },
+  "GET /bots/:botId/faults": {
+    bot: "edge",
+    handler: async ({ redis }, { botId }) => ok({ faults: await listFaults(redis, botId) }),
+  },
+  "DELETE /bots/:botId/faults": {
+    bot: "edge",
+    handler: async ({ redis }, { botId }) => (await clearFaults(redis, botId), ok(true)),
+  },
+  "GET /bots/:botId/requests": {
+    bot: "edge",
+    handler: async ({ redis }, { botId, query }) =>
+      ok({ requests: await readRequests(redis, botId, (query as { limit?: number }).limit ?? REQUEST_LOG_SIZE) }),
+  },
+};
