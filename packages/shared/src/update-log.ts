@@ -143,22 +143,6 @@ export async function appendUpdates(
   });
 }
 
-/**
- * Appends one update to an existing bot's log, recording its message in a history when given
- * (tests back-date updates with `now`).
- */
-export async function appendUpdate(
-  sink: UpdateSink,
-  botId: string,
-  kind: string,
-  payload: unknown,
-  now = Date.now(),
-  history?: HistoryEntry,
-): Promise<AppendOutcome> {
-  const [outcome] = (await appendUpdates(sink, botId, [{ kind, payload, history }], undefined, now)) ?? [];
-  return outcome ?? { outcome: "dropped", reason: "unknown_kind" };
-}
-
 /** How a getUpdates read treats the bot's one waiting poll (see poll-updates.lua). */
 export type PollWaitMode = "none" | "claim" | "rearm";
 
@@ -231,20 +215,6 @@ export interface LogEntry {
  * lua/log-entry.lua (a test reads back what the Lua wrote with these names).
  */
 export const ENTRY_FIELDS = { kind: "k", queue: "q", expiresAt: "x", json: "u" } as const;
-
-/** An entry's XADD field/value list (tests fill a log directly with it). */
-export function encodeEntry(e: Omit<LogEntry, "update_id">): (string | number)[] {
-  return [
-    ENTRY_FIELDS.kind,
-    e.kind,
-    ENTRY_FIELDS.queue,
-    e.queue,
-    ENTRY_FIELDS.expiresAt,
-    e.expiresAt,
-    ENTRY_FIELDS.json,
-    e.json,
-  ];
-}
 
 /** An XRANGE row (`<update_id>-0`, flat field/value list) as a LogEntry. */
 export function decodeEntry(id: string, flat: string[]): LogEntry {

@@ -1,6 +1,7 @@
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { fill, headerDisagreements, jsonTemplate, scripts } from "../src/index.ts";
+import { headerDisagreements } from "@starpost/testkit";
+import { fill, jsonTemplate, scripts } from "../src/index.ts";
 
 describe("shared Lua scripts", () => {
   it("each .lua header names the KEYS and ARGV its declaration passes, in order", () => {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
 import {
-  appendUpdate,
   createDeliveryQueue,
   createLogger,
   type DeliveryQueues,
@@ -12,7 +11,7 @@ import {
   pollUpdates,
   type WakeMessage,
 } from "@starpost/shared";
-import { eventually, startRedis, type RedisServer } from "@starpost/testkit";
+import { appendUpdate, eventually, startRedis, type RedisServer } from "@starpost/testkit";
 
 describe("wake messages", () => {
   let server: RedisServer;

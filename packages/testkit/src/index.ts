@@ -12,3 +12,5 @@ export * from "./redis-cluster.ts";
 export * from "./target.ts";
 export * from "./polling.ts";
 export * from "./method-rows.ts";
+export * from "./lua-headers.ts";
+export * from "./update-log.ts";

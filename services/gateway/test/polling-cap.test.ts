@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodeEntry, keys, MAX_PENDING_UPDATES } from "@starpost/shared";
+import { keys, MAX_PENDING_UPDATES } from "@starpost/shared";
+import { encodeEntry } from "@starpost/testkit";
 import { startStack, userMessage, type TestStack, getUpdates, ids, metric } from "@starpost/testkit";
 
 let stack: TestStack;

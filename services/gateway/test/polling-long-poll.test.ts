@@ -146,7 +146,7 @@ describe("long polling", () => {
 
 describe("expiry", () => {
   it("never returns an update whose lifetime ended (150 s for callback queries, 24 h for messages)", async () => {
-    const { appendUpdate } = await import("@starpost/shared");
+    const { appendUpdate } = await import("@starpost/testkit");
     const bot = await stack.platform.createBot();
     const botId = String(bot.id);
     const callback = { id: "cb1", from: { id: 5, is_bot: false, first_name: "Ann" }, chat_instance: "x", data: "d" };

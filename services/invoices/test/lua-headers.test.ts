@@ -1,5 +1,5 @@
 import { readdirSync } from "node:fs";
-import { headerDisagreements } from "@starpost/shared";
+import { headerDisagreements } from "@starpost/testkit";
 import { describe, expect, it } from "vitest";
 import { invoiceScripts } from "../src/lua/index.ts";
 

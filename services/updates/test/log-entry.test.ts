@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeEntry, encodeEntry, ENTRY_FIELDS, keys, readEntries } from "@starpost/shared";
+import { decodeEntry, ENTRY_FIELDS, keys, readEntries } from "@starpost/shared";
+import { encodeEntry } from "@starpost/testkit";
 import { startStack, userMessage, type TestStack, getUpdates, ids, push } from "@starpost/testkit";
 
 let stack: TestStack;

@@ -7,8 +7,9 @@ import {
   userMessage,
   type Receiver,
   type TestStack,
+  appendUpdate,
 } from "@starpost/testkit";
-import { appendUpdate, keys } from "@starpost/shared";
+import { keys } from "@starpost/shared";
 import { byChat, eventually, startWorker } from "./worker-harness.ts";
 
 let stack: TestStack;

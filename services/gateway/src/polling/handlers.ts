@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
 import { pollUpdates, saveAllowedUpdates, type MethodContext } from "@starpost/shared";
 import type { GetUpdatesParams } from "../params/get-updates.ts";
-import { updatesResult, type PollHub, type PollOutcome } from "./poll-hub.ts";
+import { updatesResult, type PollHub, type PollAnswer } from "./poll-hub.ts";
 
 export interface PollingDeps {
   redis: Redis;
@@ -12,7 +12,7 @@ export interface PollingDeps {
 export async function getUpdates(
   { redis, hub }: PollingDeps,
   ctx: MethodContext<GetUpdatesParams> & { signal: AbortSignal },
-): Promise<PollOutcome> {
+): Promise<PollAnswer> {
   const { botId, params } = ctx;
   const { offset, limit, timeout, allowed_updates: allowed } = params;
   // As the official server: the setting changes only when the call is not refused for a

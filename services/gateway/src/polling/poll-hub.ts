@@ -35,8 +35,8 @@ interface Waiter {
   done: boolean;
   wakeTimer?: NodeJS.Immediate;
   deadlineTimer?: NodeJS.Timeout;
-  answer: Promise<PollOutcome>;
-  resolve(outcome: PollOutcome): void;
+  answer: Promise<PollAnswer>;
+  resolve(outcome: PollAnswer): void;
 }
 
 export interface WaitRequest {
@@ -50,9 +50,9 @@ export interface WaitRequest {
 }
 
 /** What getUpdates answers: the updates (as their JSON), a 409, or a failed read. */
-export type PollOutcome = Outcome<RawJson, Conflict | { outcome: "poll_failed" }>;
+export type PollAnswer = Outcome<RawJson, Conflict | { outcome: "poll_failed" }>;
 
-export const updatesResult = (updates: string[]): PollOutcome => ok(new RawJson(`[${updates.join(",")}]`));
+export const updatesResult = (updates: string[]): PollAnswer => ok(new RawJson(`[${updates.join(",")}]`));
 
 /**
  * The long polls held by this gateway, on the bot's own connection: a waiting poll costs no
@@ -112,7 +112,7 @@ export class PollHub {
   }
 
   /** A 409 with the 3-second spacing, counted by reason. */
-  conflict(botId: string, conflict: Conflict): Promise<PollOutcome> {
+  conflict(botId: string, conflict: Conflict): Promise<PollAnswer> {
     this.metrics.conflicts.inc({ reason: conflict.outcome });
     return spacedConflict(this.redis, botId, conflict);
   }
@@ -127,7 +127,7 @@ export class PollHub {
    * older one, on any replica, answers 409) and waits for a wake-up, the deadline, or its client
    * leaving.
    */
-  async wait(req: WaitRequest): Promise<PollOutcome> {
+  async wait(req: WaitRequest): Promise<PollAnswer> {
     // Shutting down: held polls were answered empty, and so is one that arrives meanwhile.
     if (!this.started) return updatesResult([]);
     const w = this.register(req);
@@ -175,8 +175,8 @@ export class PollHub {
   }
 
   private register(req: WaitRequest): Waiter {
-    let resolve!: (outcome: PollOutcome) => void;
-    const answer = new Promise<PollOutcome>((r) => (resolve = r));
+    let resolve!: (outcome: PollAnswer) => void;
+    const answer = new Promise<PollAnswer>((r) => (resolve = r));
     const w: Waiter = {
       id: `${this.replicaId}.${++this.nextPoll}`,
       botId: req.botId,
@@ -271,7 +271,7 @@ export class PollHub {
     }
   }
 
-  private finish(w: Waiter, outcome: PollOutcome, end: string): void {
+  private finish(w: Waiter, outcome: PollAnswer, end: string): void {
     if (w.done) return;
     w.done = true;
     clearImmediate(w.wakeTimer);
