@@ -4,7 +4,8 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, createRedis, INTERNAL_TOKEN_HEADER, keys, webhookFields, type Redis } from "@starpost/shared";
+import { createLogger, createRedis, keys, webhookFields, type Redis } from "@starpost/shared";
+import { INTERNAL_TOKEN_HEADER } from "@starpost/http";
 import { botClient, eventually, startLocalStack, userMessage, type LocalStack } from "@starpost/testkit";
 
 // The stack as `npm start` runs it: services on TCP and on Unix sockets, webhooks to private

@@ -14,12 +14,16 @@ import {
 
 const root = new URL("../../../", import.meta.url).pathname;
 
-/** The code that answers clients: every service's src and packages/shared/src, but the registry itself. */
+/** The code that answers clients: every service's src, packages/shared/src and packages/http/src, but the registry itself. */
 function sourceFiles(): { path: string; source: ts.SourceFile }[] {
-  return execFileSync("git", ["ls-files", "services/*/src/*", "services/*/src/**", "packages/shared/src/**"], {
-    cwd: root,
-    encoding: "utf8",
-  })
+  return execFileSync(
+    "git",
+    ["ls-files", "services/*/src/*", "services/*/src/**", "packages/shared/src/**", "packages/http/src/**"],
+    {
+      cwd: root,
+      encoding: "utf8",
+    },
+  )
     .split("\n")
     .filter((f) => f.endsWith(".ts") && f !== "packages/shared/src/errors.ts")
     .map((path) => ({

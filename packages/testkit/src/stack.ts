@@ -6,11 +6,11 @@ import {
   createDeliveryQueue,
   createLogger,
   createRedis,
-  ServiceClient,
   type DeliveryQueues,
   type Logger,
   type Redis,
 } from "@starpost/shared";
+import { ServiceClient } from "@starpost/http";
 import { Platform } from "./bot-api.ts";
 import { clusterMode, SpreadingPlatform, startRedisCluster, type RedisCluster } from "./redis-cluster.ts";
 import { startRedis, type RedisServer } from "./redis-server.ts";

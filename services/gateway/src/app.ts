@@ -1,15 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
+import { Errors, Registry, type Logger } from "@starpost/shared";
 import {
-  Errors,
   registerOps,
-  Registry,
   createHttpServer,
   sendError,
-  type Logger,
   type UnexpectedErrorHandler,
   type ServiceClient,
-} from "@starpost/shared";
+} from "@starpost/http";
 import { BODY_LIMIT, MAX_HEADER_SIZE, registerBodyParsers } from "./routes/body.ts";
 import { registerBotApi } from "./routes/bot-api.ts";
 import { registerRequestLog } from "./routes/bot-calls.ts";

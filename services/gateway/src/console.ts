@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
-import { Errors, sendError } from "@starpost/shared";
+import { Errors } from "@starpost/shared";
+import { sendError } from "@starpost/http";
 
 /**
  * The console (`/console`): static files read once at start from `console/` beside this module

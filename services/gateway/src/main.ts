@@ -5,9 +5,9 @@ import {
   GatewayConfig,
   loadConfig,
   onShutdown,
-  ServiceClient,
   redisTarget,
 } from "@starpost/shared";
+import { ServiceClient } from "@starpost/http";
 import { buildApp } from "./app.ts";
 import { BotCache } from "./bot-cache.ts";
 

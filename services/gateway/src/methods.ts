@@ -1,4 +1,5 @@
-import { botUser, rowsOf, success, type MethodTable } from "@starpost/shared";
+import { botUser, success } from "@starpost/shared";
+import { rowsOf, type MethodTable } from "@starpost/http";
 import { answer } from "./outcomes.ts";
 import { CloseParams, GetMeParams, LogOutParams } from "./params/bot.ts";
 import { GetUpdatesParams } from "./params/get-updates.ts";

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpServer, createLogger, ok, PLATFORM_ROUTES, registerPlatformRows, success } from "@starpost/shared";
+import { createLogger, ok, PLATFORM_ROUTES, success } from "@starpost/shared";
+import { createHttpServer, registerPlatformRows } from "@starpost/http";
 import { botClient, http, startStack, TEST_PLATFORM_TOKEN, userMessage, type TestStack } from "@starpost/testkit";
 
 describe("the platform API's description and the console's read routes", () => {

@@ -1,18 +1,15 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
+import { keys, Registry, type DeliveryQueues, type Logger } from "@starpost/shared";
 import {
-  keys,
   guardInternal,
   registerMethodRoute,
   registerPlatformRows,
   registerOps,
-  Registry,
   createHttpServer,
-  type DeliveryQueues,
-  type Logger,
   type ReplicaWaitOptions,
   registerReplicaWait,
-} from "@starpost/shared";
+} from "@starpost/http";
 import { AnswerWaiters } from "./domain/answer-waiters.ts";
 import type { InvoiceDomain } from "./domain/deps.ts";
 import { INVOICE_METHODS } from "./methods.ts";

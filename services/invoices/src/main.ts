@@ -3,13 +3,13 @@ import {
   createDeliveryQueue,
   createLogger,
   createRedis,
-  listenInternalSocket,
   InvoicesConfig,
   loadConfig,
   onShutdown,
   redisTarget,
   replicaWait,
 } from "@starpost/shared";
+import { listenInternalSocket } from "@starpost/http";
 import { buildApp } from "./app.ts";
 
 const config = loadConfig("invoices", InvoicesConfig);

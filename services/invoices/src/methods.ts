@@ -1,4 +1,5 @@
-import { rowsOf, success, type MethodTable } from "@starpost/shared";
+import { success } from "@starpost/shared";
+import { rowsOf, type MethodTable } from "@starpost/http";
 import type { InvoiceDomain } from "./domain/deps.ts";
 import { createInvoiceLink } from "./domain/invoice-link.ts";
 import { getMyStarBalance, getStarTransactions } from "./domain/ledger.ts";

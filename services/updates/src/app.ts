@@ -1,17 +1,14 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
+import { OwnEndpoints, Registry, type DeliveryQueues, type Logger } from "@starpost/shared";
 import {
   guardInternal,
-  OwnEndpoints,
   registerMethodRoute,
   registerOps,
-  Registry,
   createHttpServer,
-  type DeliveryQueues,
-  type Logger,
   type ReplicaWaitOptions,
   registerReplicaWait,
-} from "@starpost/shared";
+} from "@starpost/http";
 import { registerPlatformRoutes } from "./platform/routes.ts";
 import { WEBHOOK_METHODS } from "./webhook/methods.ts";
 

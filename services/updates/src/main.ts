@@ -2,7 +2,6 @@ import {
   announceEndpoints,
   createDeliveryQueue,
   createLogger,
-  listenInternalSocket,
   createRedis,
   loadConfig,
   onShutdown,
@@ -10,6 +9,7 @@ import {
   redisTarget,
   replicaWait,
 } from "@starpost/shared";
+import { listenInternalSocket } from "@starpost/http";
 import { buildApp } from "./app.ts";
 
 const config = loadConfig("updates", UpdatesConfig);

@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createDeliveryQueue,
-  createLogger,
-  createRedis,
-  INTERNAL_TOKEN_HEADER,
-  keys,
-  type Redis,
-} from "@starpost/shared";
+import { createDeliveryQueue, createLogger, createRedis, keys, type Redis } from "@starpost/shared";
+import { INTERNAL_TOKEN_HEADER } from "@starpost/http";
 import { eventually, startRedis, startStack, userMessage, type RedisServer, type TestStack } from "@starpost/testkit";
 import { buildApp } from "../src/app.ts";
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "@starpost/updates";
-import { createDeliveryQueue, createLogger, createRedis, INTERNAL_TOKEN_HEADER, keys } from "@starpost/shared";
+import { createDeliveryQueue, createLogger, createRedis, keys } from "@starpost/shared";
+import { INTERNAL_TOKEN_HEADER } from "@starpost/http";
 
 const TOKEN = "settings-test-internal-token";
 import { botClient, http, startStack, userMessage, type TestStack, waitingPoll } from "@starpost/testkit";

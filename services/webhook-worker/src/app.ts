@@ -4,15 +4,13 @@ import type { Redis } from "ioredis";
 import {
   OwnEndpoints,
   createDeliveryQueue,
-  createHttpServer,
   keys,
-  registerOps,
   Registry,
   requestDrain,
   type DrainJob,
   type Logger,
-  type ServiceClient,
 } from "@starpost/shared";
+import { createHttpServer, registerOps, type ServiceClient } from "@starpost/http";
 import { WebhookSender, type SenderOptions } from "./delivery/sender.ts";
 import { TargetGuard } from "./delivery/target-guard.ts";
 import { BotDrain, type DrainOutcome } from "./drain/bot-drain.ts";

@@ -6,10 +6,10 @@ import {
   loadConfig,
   onShutdown,
   Registry,
-  ServiceClient,
   WorkerConfig,
   redisTarget,
 } from "@starpost/shared";
+import { ServiceClient } from "@starpost/http";
 import { buildOpsApp, buildWorker } from "./app.ts";
 
 const config = loadConfig("webhook-worker", WorkerConfig);

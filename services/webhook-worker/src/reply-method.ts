@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
-import { findMethod, getBot, METHODS, type Logger, type MethodSpec, type ServiceClient } from "@starpost/shared";
+import { findMethod, getBot, METHODS, type Logger, type MethodSpec } from "@starpost/shared";
+import { type ServiceClient } from "@starpost/http";
 import type { WorkerMetrics } from "./metrics.ts";
 
 /**

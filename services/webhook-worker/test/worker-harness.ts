@@ -1,4 +1,5 @@
-import { Registry, ServiceClient, createRedis } from "@starpost/shared";
+import { Registry, createRedis } from "@starpost/shared";
+import { ServiceClient } from "@starpost/http";
 import type { TestStack } from "@starpost/testkit";
 import { buildWorker, type DeliveryWorkerDeps } from "../src/app.ts";
 

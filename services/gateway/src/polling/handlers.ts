@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
-import { pollUpdates, saveAllowedUpdates, type MethodContext } from "@starpost/shared";
+import { pollUpdates, saveAllowedUpdates } from "@starpost/shared";
+import { type MethodContext } from "@starpost/http";
 import type { GetUpdatesParams } from "../params/get-updates.ts";
 import { updatesResult, type PollHub, type PollAnswer } from "./poll-hub.ts";
 

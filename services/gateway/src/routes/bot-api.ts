@@ -1,17 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
-import {
-  abortOnClose,
-  checkToken,
-  Errors,
-  findMethod,
-  METHODS,
-  parseWith,
-  sendError,
-  sendOutcome,
-  type MethodRow,
-  type ServiceClient,
-} from "@starpost/shared";
+import { checkToken, Errors, findMethod, METHODS, parseWith } from "@starpost/shared";
+import { abortOnClose, sendError, sendOutcome, type MethodRow, type ServiceClient } from "@starpost/http";
 import { GATEWAY_METHODS, type HeldCall } from "../methods.ts";
 import type { PollingDeps } from "../polling/handlers.ts";
 import { readBotParams } from "./body.ts";

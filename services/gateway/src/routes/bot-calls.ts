@@ -6,12 +6,12 @@ import {
   findMethod,
   loggedParams,
   RequestLogWriter,
-  sendError,
   takeFault,
   type BotApiError,
   type Logger,
   type Registry,
 } from "@starpost/shared";
+import { sendError } from "@starpost/http";
 
 /**
  * What the platform API shows and scripts about a bot's calls, kept out of the request path's

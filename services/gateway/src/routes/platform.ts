@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { Errors, PLATFORM_ROUTES, secretMatcher, sendError, type ServiceClient } from "@starpost/shared";
+import { Errors, PLATFORM_ROUTES } from "@starpost/shared";
+import { secretMatcher, sendError, type ServiceClient } from "@starpost/http";
 import { platformOpenApi } from "../openapi.ts";
 import { readPlatformBody } from "./body.ts";
 

@@ -4,9 +4,9 @@ import {
   isChatId,
   type CallbackQueryBody,
   type HistoryQuery,
-  type PlatformTable,
   type UserMessageBody,
 } from "@starpost/shared";
+import { type PlatformTable } from "@starpost/http";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import { chatHistory } from "../messages/history.ts";
 import { pressButton, sendUserMessage } from "../messages/user-side.ts";

@@ -5,9 +5,9 @@ import {
   type ClockBody,
   type LinkPaymentBody,
   type PaymentBody,
-  type PlatformTable,
   type UserStarsBody,
 } from "@starpost/shared";
+import { type PlatformTable } from "@starpost/http";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import { getMyStarBalance, getStarTransactions } from "../domain/ledger.ts";
 import { pay, payLink } from "../domain/payments.ts";

@@ -11,8 +11,8 @@ import {
   REQUEST_LOG_SIZE,
   ok,
   type FaultBody,
-  type PlatformTable,
 } from "@starpost/shared";
+import { type PlatformTable } from "@starpost/http";
 
 /** `DELETE /platform/v1/bots/:botId`: the bot and all its data in one step, then its global index entries. */
 export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {

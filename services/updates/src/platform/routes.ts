@@ -1,15 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import {
-  Errors,
-  isChatId,
-  ok,
-  registerPlatformRows,
-  saveChat,
-  type ChatBody,
-  type CreateBotBody,
-  type PlatformTable,
-} from "@starpost/shared";
+import { Errors, isChatId, ok, saveChat, type ChatBody, type CreateBotBody } from "@starpost/shared";
+import { registerPlatformRows, type PlatformTable } from "@starpost/http";
 import { ADMIN_ROWS } from "./bot-admin.ts";
 import { VIEW_ROWS } from "./views.ts";
 import { createBot, rotateToken } from "./bots.ts";

@@ -1,14 +1,6 @@
 import type { Redis } from "ioredis";
-import {
-  getBot,
-  keys,
-  maskUserinfo,
-  ok,
-  STATUS,
-  type BotRecord,
-  type Chat,
-  type PlatformTable,
-} from "@starpost/shared";
+import { getBot, keys, maskUserinfo, ok, STATUS, type BotRecord, type Chat } from "@starpost/shared";
+import { type PlatformTable } from "@starpost/http";
 import { getWebhookInfo } from "../webhook/info.ts";
 
 /** What the console (and any operator's tool) reads: the bots, a bot's chats, its webhook. */

@@ -1,4 +1,4 @@
-import { rowsOf, type MethodTable } from "@starpost/shared";
+import { rowsOf, type MethodTable } from "@starpost/http";
 import { answer } from "../outcomes.ts";
 import { DeleteWebhookParams, GetWebhookInfoParams, SetWebhookParams } from "../params/webhook.ts";
 import { getWebhookInfo } from "./info.ts";

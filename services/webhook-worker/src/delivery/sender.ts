@@ -1,15 +1,14 @@
 import { isIP } from "node:net";
 import {
-  Agent,
   emptyParams,
   parseWebhookUrl,
-  Pool,
   readFormParams,
   readJsonParams,
   urlHost,
   WebhookTargetError,
   type RawParams,
 } from "@starpost/shared";
+import { Agent, Pool } from "@starpost/http";
 import { parseRetryAfter } from "./backoff.ts";
 import { failureText, wrongResponseText } from "./error-text.ts";
 import type { TargetGuard } from "./target-guard.ts";

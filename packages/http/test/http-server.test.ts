@@ -4,7 +4,8 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createHttpServer, createLogger, internalSocket, listenInternalSocket } from "@starpost/shared";
+import { createLogger } from "@starpost/shared";
+import { createHttpServer, internalSocket, listenInternalSocket } from "@starpost/http";
 
 describe("createHttpServer", () => {
   it("closes even when a client holds a connection that never sent a request", async () => {

@@ -1,9 +1,8 @@
 import type { ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
 import { Pool } from "./undici.ts";
-import type { BotRecord } from "./bot-registry.ts";
+import { type BotRecord, type ServiceName } from "@starpost/shared";
 import { INTERNAL_TOKEN_HEADER, internalSocket } from "./internal-calls.ts";
-import type { ServiceName } from "./methods.ts";
 
 /**
  * Keep-alive HTTP pools from the gateway (and the webhook worker) to the services that own

@@ -1,13 +1,23 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { z } from "zod";
-import { Errors, type BotApiError } from "./errors.ts";
-import { errorReply, okEnvelope, RawJson, rawOkEnvelope, type MethodOutcome } from "./envelope.ts";
-import type { BotRecord } from "./bot-registry.ts";
-import { findMethod, type MethodName, type MethodOf, type ServiceName } from "./methods.ts";
-import type { Registry } from "./metrics.ts";
-import { parseWith } from "./params/parse.ts";
-import { isBotId } from "./bot-registry.ts";
+import {
+  Errors,
+  type BotApiError,
+  errorReply,
+  okEnvelope,
+  RawJson,
+  rawOkEnvelope,
+  type MethodOutcome,
+  type BotRecord,
+  findMethod,
+  type MethodName,
+  type MethodOf,
+  type ServiceName,
+  type Registry,
+  parseWith,
+  isBotId,
+} from "@starpost/shared";
 import { INTERNAL_TOKEN_HEADER } from "./internal-calls.ts";
 
 /** What a method handler gets: the bot the gateway authenticated (its public record, as sent with the call) and its validated params. */

@@ -1,9 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { isBotId } from "./bot-registry.ts";
-import { Errors } from "./errors.ts";
-import type { Logger } from "./logger.ts";
-import { keys } from "./redis-keys.ts";
+import { isBotId, Errors, type Logger, keys } from "@starpost/shared";
 
 export interface ReplicaWaitOptions {
   /** REDIS_WAIT_REPLICAS: 0 turns the wait off. */

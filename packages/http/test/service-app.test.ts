@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
-import { createHttpServer, createLogger, READY_TIMEOUT_MS, registerOps, Registry } from "@starpost/shared";
+import { createLogger, Registry } from "@starpost/shared";
+import { createHttpServer, READY_TIMEOUT_MS, registerOps } from "@starpost/http";
 
 let app: FastifyInstance | undefined;
 afterEach(async () => {

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyServerOptions } from "fastify";
-import type { Logger } from "./logger.ts";
+import type { Logger } from "@starpost/shared";
 
 type ChildLoggerFactory = NonNullable<FastifyServerOptions["childLoggerFactory"]>;
 const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;

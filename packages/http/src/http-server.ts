@@ -9,8 +9,7 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from "fastify";
-import { BotApiError, Errors } from "./errors.ts";
-import { requestSerializers, type Logger } from "./logger.ts";
+import { BotApiError, Errors, requestSerializers, type Logger } from "@starpost/shared";
 import { requestLogger } from "./request-logger.ts";
 import { sendError } from "./service-app.ts";
 import { internalSocket } from "./internal-calls.ts";

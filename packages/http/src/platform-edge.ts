@@ -1,13 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
-import type { BotApiError } from "./errors.ts";
-import { Errors } from "./errors.ts";
-import type { MethodOutcome } from "./envelope.ts";
-import type { Outcome } from "./outcome.ts";
-import { parseWith } from "./params/parse.ts";
-import { isBotId } from "./bot-registry.ts";
-import { PLATFORM_ROUTES, type PlatformRoute } from "./params/platform-routes.ts";
-import { keys } from "./redis-keys.ts";
+import {
+  type BotApiError,
+  Errors,
+  type MethodOutcome,
+  type Outcome,
+  parseWith,
+  isBotId,
+  PLATFORM_ROUTES,
+  type PlatformRoute,
+  keys,
+} from "@starpost/shared";
 import { abortOnClose, sendError, sendOutcome } from "./service-app.ts";
 
 /** What a platform route's handler gets: its path parameters, its parsed body and query. */

@@ -2,9 +2,9 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import * as undici from "undici";
 import { describe, expect, it } from "vitest";
-import { Agent, createHttpServer, Pool } from "@starpost/shared";
+import { Agent, createHttpServer, Pool } from "@starpost/http";
 
-// The modules that reach past a dependency's public API (packages/shared/src/undici.ts and
+// The modules that reach past a dependency's public API (packages/http/src/undici.ts and
 // request-logger.ts): each test fails when a version of the dependency stops honouring what the
 // module relies on.
 
