@@ -3,8 +3,9 @@ import type { Redis } from "ioredis";
 import {
   type BotApiError,
   Errors,
-  type MethodOutcome,
+  type Answer,
   type Outcome,
+  ok,
   parseWith,
   isBotId,
   PLATFORM_ROUTES,
@@ -44,7 +45,7 @@ export interface PlatformEdgeOptions<D> {
   redis: Redis;
   deps: D;
   /** the service's map from domain outcomes to the Bot API answer (its outcomes.ts). */
-  answer: (outcome: never) => MethodOutcome;
+  answer: (outcome: never) => Answer;
 }
 
 /**
@@ -81,17 +82,16 @@ async function runRow<D>(
   }
   const bad = row.params?.(params);
   if (bad) return sendError(reply, bad);
-  const body =
-    route.body && !row.rawBody ? parseWith(route.body, req.body ?? {}) : { ok: true as const, params: req.body };
-  if (!body.ok) return sendError(reply, body.error);
-  const query = route.query ? parseWith(route.query, req.query ?? {}) : { ok: true as const, params: undefined };
-  if (!query.ok) return sendError(reply, query.error);
+  const body = route.body && !row.rawBody ? parseWith(route.body, req.body ?? {}) : ok(req.body);
+  if (body.outcome === "error") return sendError(reply, body.error);
+  const query = route.query ? parseWith(route.query, req.query ?? {}) : ok(undefined);
+  if (query.outcome === "error") return sendError(reply, query.error);
   let signal: AbortSignal | undefined;
   const call: PlatformCall = {
     botId,
     params,
-    body: body.params,
-    query: query.params,
+    body: body.result,
+    query: query.result,
     get signal() {
       return (signal ??= abortOnClose(reply));
     },

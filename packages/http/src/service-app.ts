@@ -8,7 +8,7 @@ import {
   okEnvelope,
   RawJson,
   rawOkEnvelope,
-  type MethodOutcome,
+  type Answer,
   type BotRecord,
   findMethod,
   type MethodName,
@@ -36,7 +36,7 @@ export interface MethodContext<P> {
 export interface MethodRow<D, P = any, X = object> {
   params: z.ZodType<P>;
   summary: string;
-  handler: (deps: D, ctx: MethodContext<P> & X) => Promise<MethodOutcome>;
+  handler: (deps: D, ctx: MethodContext<P> & X) => Promise<Answer>;
 }
 
 /** A service's method table: one row for each method the contract gives it. */
@@ -53,8 +53,8 @@ export function sendError(reply: FastifyReply, err: BotApiError) {
   return reply.code(status).headers(headers).send(body);
 }
 
-export function sendOutcome(reply: FastifyReply, outcome: MethodOutcome) {
-  if (!outcome.ok) return sendError(reply, outcome.error);
+export function sendOutcome(reply: FastifyReply, outcome: Answer) {
+  if (outcome.outcome === "error") return sendError(reply, outcome.error);
   if (outcome.result instanceof RawJson) {
     return reply.code(200).type("application/json").send(rawOkEnvelope(outcome.result, outcome.description));
   }
@@ -108,8 +108,8 @@ export function registerMethodRoute<D>(
         return sendError(reply, Errors.badRequestBody());
       }
       const parsed = parseWith(row.params, params);
-      if (!parsed.ok) return sendError(reply, parsed.error);
-      return sendOutcome(reply, await row.handler(deps, { botId: bot.id, bot, params: parsed.params }));
+      if (parsed.outcome === "error") return sendError(reply, parsed.error);
+      return sendOutcome(reply, await row.handler(deps, { botId: bot.id, bot, params: parsed.result }));
     },
   );
 }

@@ -1,4 +1,4 @@
-import { BotApiError } from "./errors.ts";
+import type { BotApiError } from "./errors.ts";
 
 /** The Bot API success envelope; `description` appears on a few results (setWebhook). */
 export function okEnvelope(result: unknown, description?: string) {
@@ -22,10 +22,3 @@ export function rawOkEnvelope(result: RawJson, description?: string): string {
   const tail = description === undefined ? "}" : `,"description":${JSON.stringify(description)}}`;
   return `{"ok":true,"result":${result.json}${tail}`;
 }
-
-/** Outcome of a method handler: a result, or an error from the registry. */
-export type MethodOutcome = { ok: true; result: unknown; description?: string } | { ok: false; error: BotApiError };
-
-export const success = (result: unknown, description?: string): MethodOutcome =>
-  description === undefined ? { ok: true, result } : { ok: true, result, description };
-export const failure = (error: BotApiError): MethodOutcome => ({ ok: false, error });

@@ -1,5 +1,4 @@
 import type { BotApiError } from "./errors.ts";
-import { failure, success, type MethodOutcome } from "./envelope.ts";
 
 /**
  * Expected results of domain code: `{ outcome: "ok", result }` or a refusal named by a string
@@ -13,6 +12,13 @@ export type Outcome<T, R extends { outcome: string }> = Ok<T> | R;
 export const ok = <T>(result: T, description?: string): Ok<T> =>
   description === undefined ? { outcome: "ok", result } : { outcome: "ok", result, description };
 
+/** An outcome the edge answers with a registry error (a refusal mapped, parameters refused). */
+export type Failed = { outcome: "error"; error: BotApiError };
+export const failed = (error: BotApiError): Failed => ({ outcome: "error", error });
+
+/** What the edge sends: a result, or a registry error. */
+export type Answer = Ok<unknown> | Failed;
+
 /** A service's refusals: each name, with the registry error its text comes from. */
 export type RefusalMap = Record<string, (refusal: never) => BotApiError>;
 
@@ -23,9 +29,9 @@ export type RefusalOf<M extends RefusalMap> = {
 
 /** The edge of a service: a domain outcome as the Bot API answer, through the service's map. */
 export function answerWith<M extends RefusalMap>(refusals: M) {
-  return (o: Outcome<unknown, RefusalOf<M>>): MethodOutcome => {
-    if (o.outcome === "ok") return success((o as Ok<unknown>).result, (o as Ok<unknown>).description);
+  return (o: Outcome<unknown, RefusalOf<M>>): Answer => {
+    if (o.outcome === "ok") return o as Ok<unknown>;
     const toError = refusals[o.outcome] as unknown as (r: RefusalOf<M>) => BotApiError;
-    return failure(toError(o as RefusalOf<M>));
+    return failed(toError(o as RefusalOf<M>));
   };
 }

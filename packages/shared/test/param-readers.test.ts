@@ -2,10 +2,14 @@ import { describe, expect, it } from "vitest";
 import { emptyParams, parseWebhookUrl, parseWith, readFormParams, readJsonParams, toInteger } from "@starpost/shared";
 import { METHOD_ROWS } from "@starpost/testkit";
 
-/** A method's parameters read with its owner's row. */
-const parseParams = (method: keyof typeof METHOD_ROWS, raw: Record<string, unknown>) =>
-  parseWith(METHOD_ROWS[method].params as Parameters<typeof parseWith>[0], raw) as
-    { ok: true; params: any } | { ok: false; error: { description: string } };
+/** A method's parameters read with its owner's row: its params, or the error it answers. */
+function parseParams(
+  method: keyof typeof METHOD_ROWS,
+  raw: Record<string, unknown>,
+): { ok: true; params: any } | { ok: false; error: { description: string } } {
+  const r = parseWith(METHOD_ROWS[method].params as Parameters<typeof parseWith>[0], raw);
+  return r.outcome === "ok" ? { ok: true, params: r.result } : { ok: false, error: r.error };
+}
 
 /** The readers against the official server's: td's to_integer, Client.cpp's to_bool and getters. */
 

@@ -1,4 +1,4 @@
-import { botUser, success } from "@starpost/shared";
+import { botUser, ok } from "@starpost/shared";
 import { rowsOf, type MethodTable } from "@starpost/http";
 import { answer } from "./outcomes.ts";
 import { CloseParams, GetMeParams, LogOutParams } from "./params/bot.ts";
@@ -17,15 +17,15 @@ export const GATEWAY_METHODS = {
   getMe: row({
     params: GetMeParams,
     summary: "the bot's User: id, is_bot, first_name, username and the getMe-only flags",
-    handler: async (_deps, { bot }) => success(botUser(bot)),
+    handler: async (_deps, { bot }) => ok(botUser(bot)),
   }),
   // starpost is the bot's only server: logging out or closing has nothing to release.
   logOut: row({
     params: LogOutParams,
     summary: "true; starpost is the bot's only server, so there is nothing to log out of",
-    handler: async () => success(true),
+    handler: async () => ok(true),
   }),
-  close: row({ params: CloseParams, summary: "true; nothing to release", handler: async () => success(true) }),
+  close: row({ params: CloseParams, summary: "true; nothing to release", handler: async () => ok(true) }),
   getUpdates: row({
     params: GetUpdatesParams,
     summary:

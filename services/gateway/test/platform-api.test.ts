@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, ok, PLATFORM_ROUTES, success } from "@starpost/shared";
+import { createLogger, ok, PLATFORM_ROUTES } from "@starpost/shared";
 import { createHttpServer, registerPlatformRows } from "@starpost/http";
 import { botClient, http, startStack, TEST_PLATFORM_TOKEN, userMessage, type TestStack } from "@starpost/testkit";
 
@@ -47,7 +47,7 @@ describe("the platform API's description and the console's read routes", () => {
   it("a service cannot register a platform route the table does not have (its schema and description)", () => {
     const app = createHttpServer(createLogger("test", "silent"));
     const row = { bot: "edge" as const, handler: async () => ok(true) };
-    const opts = { redis: stack.redis, deps: {}, answer: () => success(true) };
+    const opts = { redis: stack.redis, deps: {}, answer: () => ok(true) };
     expect(() => registerPlatformRows(app, { "POST /bots/:botId/unlisted": row }, opts)).toThrow(
       /not in PLATFORM_ROUTES/,
     );

@@ -1,4 +1,4 @@
-import { success } from "@starpost/shared";
+import { ok } from "@starpost/shared";
 import { rowsOf, type MethodTable } from "@starpost/http";
 import type { InvoiceDomain } from "./domain/deps.ts";
 import { createInvoiceLink } from "./domain/invoice-link.ts";
@@ -75,7 +75,7 @@ export const INVOICE_METHODS = {
   getAvailableGifts: row({
     params: GetAvailableGiftsParams,
     summary: "the gifts the bot can send: none in starpost, so `{gifts: []}`",
-    handler: async () => success({ gifts: [] }),
+    handler: async () => ok({ gifts: [] }),
   }),
   sendMessage: row({
     params: SendMessageParams,

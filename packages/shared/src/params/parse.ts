@@ -1,8 +1,9 @@
 import type { z } from "zod";
 import { Errors, type BotApiError } from "../errors.ts";
+import { failed, ok, type Failed, type Ok } from "../outcome.ts";
 import { errorOf } from "./issues.ts";
 
-export type ParseOutcome<T> = { ok: true; params: T } | { ok: false; error: BotApiError };
+export type ParseOutcome<T> = Ok<T> | Failed;
 
 /**
  * Validates parameters (a method's, a platform API body) with a schema. A schema names its errors
@@ -11,9 +12,9 @@ export type ParseOutcome<T> = { ok: true; params: T } | { ok: false; error: BotA
  */
 export function parseWith<T>(schema: z.ZodType<T>, raw: unknown): ParseOutcome<T> {
   const parsed = schema.safeParse(raw);
-  if (parsed.success) return { ok: true, params: parsed.data };
+  if (parsed.success) return ok(parsed.data);
   const fields = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {};
-  return { ok: false, error: issueToError(schema, parsed.error.issues[0]!, fields) };
+  return failed(issueToError(schema, parsed.error.issues[0]!, fields));
 }
 
 function issueToError(schema: z.ZodType, issue: z.core.$ZodIssue, raw: Record<string, unknown>): BotApiError {

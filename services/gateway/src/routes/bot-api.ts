@@ -47,13 +47,13 @@ export function registerBotApi(app: FastifyInstance, { redis, services, botCache
     if (spec.service === "gateway") {
       const row = GATEWAY_METHODS[method as keyof typeof GATEWAY_METHODS] as MethodRow<PollingDeps, unknown, HeldCall>;
       const parsed = parseWith(row.params, params);
-      if (!parsed.ok) return sendError(reply, parsed.error);
+      if (parsed.outcome === "error") return sendError(reply, parsed.error);
       // The abort signal is made only for a handler that asks for it (a long poll).
       let signal: AbortSignal | undefined;
       const ctx = {
         botId: auth.bot.id,
         bot: auth.bot,
-        params: parsed.params,
+        params: parsed.result,
         get signal() {
           return (signal ??= abortOnClose(reply));
         },
