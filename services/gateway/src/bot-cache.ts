@@ -27,8 +27,7 @@ import {
  */
 
 interface Entry {
-  hash: string;
-  /** the last token that matched `hash`, so a repeated call is not hashed again. */
+  /** the token that matched the bot's hash: the same token is the bot's while the entry lives. */
   token: string;
   username: string;
   firstName: string;
@@ -37,18 +36,10 @@ interface Entry {
 
 /** Entries kept at most; past it the cache starts over (the records are small and cheap to read). */
 const MAX_ENTRIES = 200_000;
-/**
- * Bot ids known not to exist, kept at most (Redis tracks a key that was read while absent, and
- * invalidates it when the bot is created). An unknown id then costs what a known id with a wrong
- * secret costs, so an answer's timing does not tell whether a bot exists. Past the bound these
- * start over alone: ids sprayed at the gateway never push the real bots out.
- */
-const MAX_MISSING = 50_000;
 const INVALIDATE = "__redis__:invalidate";
 
 export class BotCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly missing = new Set<string>();
   /** bumped by every invalidation and disconnect: a read that saw it change is not cached. */
   private generation = 0;
   private tracking = false;
@@ -78,17 +69,9 @@ export class BotCache {
     this.data.on("ready", () => void this.track());
     this.sub.on("messageBuffer", (_channel: Buffer, message: Buffer[] | Buffer | null) => {
       this.generation++;
-      if (!Array.isArray(message)) {
-        // a flush: every tracked key is gone
-        this.entries.clear();
-        this.missing.clear();
-      } else {
-        for (const buf of message) {
-          const key = buf.toString();
-          this.entries.delete(key);
-          this.missing.delete(key);
-        }
-      }
+      if (!Array.isArray(message))
+        this.entries.clear(); // a flush: every tracked key is gone
+      else for (const key of message) this.entries.delete(key.toString());
     });
   }
 
@@ -96,7 +79,6 @@ export class BotCache {
     this.tracking = false;
     this.generation++;
     this.entries.clear();
-    this.missing.clear();
   }
 
   private warn(err: unknown) {
@@ -132,15 +114,20 @@ export class BotCache {
     }
   }
 
-  /** checkToken, answered from the cache when it can be. `redis` reads when tracking is off. */
+  /**
+   * checkToken, answered from the cache when it accepts: a token the cache holds for its bot is
+   * the bot's. Every other token (a wrong secret, an id with no bot) is decided by one Redis read
+   * and a constant-time hash comparison, so a refusal takes the same time whether the bot exists,
+   * and whether it was active lately, or not. `redis` reads when tracking is off.
+   */
   async check(redis: Redis, token: string): Promise<TokenCheck> {
     if (!this.tracking) return checkToken(redis, token);
     const parsed = parseToken(token);
     if (!parsed) return { outcome: "malformed" };
     const key = keys.bot(parsed.id);
+    // A refused token always costs the read below, so this comparison's timing shows nothing.
     let entry = this.entries.get(key);
-    if (!entry && this.missing.has(key)) return unknownAfterHashing(token);
-    if (!entry) {
+    if (entry?.token !== token) {
       const generation = this.generation;
       const [hash, username, firstName, faults] = await this.data.hmget(
         key,
@@ -149,22 +136,13 @@ export class BotCache {
         "first_name",
         "faults",
       );
-      if (!hash) {
-        if (this.tracking && this.generation === generation) {
-          if (this.missing.size >= MAX_MISSING) this.missing.clear();
-          this.missing.add(key);
-        }
-        return unknownAfterHashing(token);
-      }
-      entry = { hash, token: "", username: username!, firstName: firstName!, hasFaults: faults !== null };
+      if (!hash) return unknownAfterHashing(token);
+      if (!sameHash(hash, hashToken(token))) return { outcome: "unknown" };
+      entry = { token, username: username!, firstName: firstName!, hasFaults: faults !== null };
       if (this.tracking && this.generation === generation) {
         if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
         this.entries.set(key, entry);
       }
-    }
-    if (entry.token !== token) {
-      if (!sameHash(entry.hash, hashToken(token))) return { outcome: "unknown" };
-      entry.token = token;
     }
     return {
       outcome: "ok",
