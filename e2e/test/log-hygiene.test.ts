@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botClient, http, startLocalStack, userMessage, type LocalStack } from "@starpost/testkit";
+import { botClient, eventually, http, startLocalStack, userMessage, type LocalStack } from "@starpost/testkit";
 
 const PLATFORM_TOKEN = "log-hygiene-platform-token-0123456789";
 const INTERNAL_TOKEN = "log-hygiene-internal-token-0123456789";
 const lines: string[] = [];
 let local: LocalStack;
+let stopped = false;
 
 beforeAll(async () => {
   local = await startLocalStack({
@@ -14,7 +15,9 @@ beforeAll(async () => {
     onLine: (_name, line) => lines.push(line),
   });
 });
-afterAll(() => local?.stop());
+afterAll(async () => {
+  if (!stopped) await local?.stop();
+});
 
 describe("logs", () => {
   it("never contain a bot token, a webhook secret or password, or the platform and internal tokens", async () => {
@@ -43,7 +46,14 @@ describe("logs", () => {
       body: {},
       headers: { authorization: `Bearer ${PLATFORM_TOKEN}x` },
     });
-    await new Promise((r) => setTimeout(r, 300)); // let the processes flush their last lines
+    // Every line the processes wrote, up to their exit: read once their output is closed.
+    await local.stop();
+    stopped = true;
+    await eventually(
+      () => local.stack.processes.every((p) => p.child.stdout!.closed && p.child.stderr!.closed),
+      10_000,
+      "every process's output closed",
+    );
     expect(lines.length).toBeGreaterThan(50); // debug logging really ran
     const leaks = lines.filter((line) => secrets.some((s) => line.includes(s)));
     expect(leaks).toEqual([]);
