@@ -9,7 +9,7 @@
  *   node --import tsx bench/run.ts cluster    (BENCH_SECONDS per load run, default 8)
  */
 import { Agent, request } from "undici";
-import { createLogger, createRedis } from "@starpost/shared";
+import { createLogger, createRedis } from "@starpost/runtime";
 import { botClient, startLocalStack, stopProcess, userMessage, type LocalStack } from "@starpost/testkit";
 import { autocannon, percentile, type LoadResult } from "./lib/load.ts";
 import { cpuMs, startScript } from "./lib/processes.ts";

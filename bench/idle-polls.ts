@@ -8,7 +8,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { Agent, request } from "undici";
-import { createLogger, createRedis } from "@starpost/shared";
+import { createLogger, createRedis } from "@starpost/runtime";
 import { userMessage } from "@starpost/testkit";
 import { inParallel } from "./lib/pool.ts";
 import { rssMb } from "./lib/processes.ts";

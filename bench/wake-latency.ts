@@ -12,7 +12,7 @@
  */
 import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { createLogger, createRedis } from "@starpost/shared";
+import { createLogger, createRedis } from "@starpost/runtime";
 import { percentile } from "./lib/load.ts";
 import { report } from "./lib/report.ts";
 import { startBenchStack } from "./lib/stack.ts";

@@ -13,7 +13,13 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const REPO_ROOT = fileURLToPath(new URL("..", import.meta.url));
-const LUA_DIRS = ["packages/shared/src/lua", "services/invoices/src/lua"];
+const LUA_DIRS = [
+  "packages/runtime/src/lua",
+  "packages/update-log/src/lua",
+  "services/invoices/src/lua",
+  "services/updates/src/lua",
+  "services/webhook-worker/src/lua",
+];
 
 /** Builds into `dist` (emptied first); the services bundled and the Lua scripts copied. */
 export async function buildDist(dist = join(REPO_ROOT, "dist")): Promise<{ services: string[]; lua: string[] }> {

@@ -1,5 +1,6 @@
 import { Agent, request } from "undici";
-import { keys, type Redis } from "@starpost/shared";
+import { keys } from "@starpost/shared";
+import { type Redis } from "@starpost/runtime";
 import { userMessage } from "@starpost/testkit";
 import { PLATFORM_TOKEN } from "./stack.ts";
 

@@ -4,7 +4,8 @@ import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, createRedis, keys, webhookFields, type Redis } from "@starpost/shared";
+import { keys } from "@starpost/shared";
+import { createLogger, createRedis, webhookFields, type Redis } from "@starpost/runtime";
 import { INTERNAL_TOKEN_HEADER } from "@starpost/http";
 import { botClient, eventually, startLocalStack, userMessage, type LocalStack } from "@starpost/testkit";
 

@@ -9,7 +9,8 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from "fastify";
-import { BotApiError, Errors, requestSerializers, type Logger } from "@starpost/shared";
+import { BotApiError, Errors } from "@starpost/shared";
+import { requestSerializers, type Logger } from "@starpost/runtime";
 import { requestLogger } from "./request-logger.ts";
 import { sendError } from "./service-app.ts";
 import { internalSocket } from "./internal-calls.ts";

@@ -7,11 +7,11 @@ import {
   type Outcome,
   ok,
   parseWith,
-  isBotId,
   PLATFORM_ROUTES,
   type PlatformRoute,
   keys,
 } from "@starpost/shared";
+import { isBotId } from "@starpost/runtime";
 import { abortOnClose, sendError, sendOutcome } from "./service-app.ts";
 
 /** What a platform route's handler gets: its path parameters, its parsed body and query. */

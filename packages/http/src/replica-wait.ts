@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { isBotId, Errors, type Logger, keys } from "@starpost/shared";
+import { Errors, keys } from "@starpost/shared";
+import { isBotId, type Logger } from "@starpost/runtime";
 
 export interface ReplicaWaitOptions {
   /** REDIS_WAIT_REPLICAS: 0 turns the wait off. */

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyServerOptions } from "fastify";
-import type { Logger } from "@starpost/shared";
+import type { Logger } from "@starpost/runtime";
 
 type ChildLoggerFactory = NonNullable<FastifyServerOptions["childLoggerFactory"]>;
 const LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;

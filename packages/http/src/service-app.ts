@@ -9,15 +9,13 @@ import {
   RawJson,
   rawOkEnvelope,
   type Answer,
-  type BotRecord,
   findMethod,
   type MethodName,
   type MethodOf,
   type ServiceName,
-  type Registry,
   parseWith,
-  isBotId,
 } from "@starpost/shared";
+import { type BotRecord, type Registry, isBotId } from "@starpost/runtime";
 import { INTERNAL_TOKEN_HEADER } from "./internal-calls.ts";
 
 /** What a method handler gets: the bot the gateway authenticated (its public record, as sent with the call) and its validated params. */

@@ -1,7 +1,8 @@
 import type { ServerResponse } from "node:http";
 import type { Dispatcher } from "undici";
 import { Pool } from "./undici.ts";
-import { type BotRecord, type ServiceName } from "@starpost/shared";
+import { type ServiceName } from "@starpost/shared";
+import { type BotRecord } from "@starpost/runtime";
 import { INTERNAL_TOKEN_HEADER, internalSocket } from "./internal-calls.ts";
 
 /**

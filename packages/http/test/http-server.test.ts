@@ -4,7 +4,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "@starpost/shared";
+import { createLogger } from "@starpost/runtime";
 import { createHttpServer, internalSocket, listenInternalSocket } from "@starpost/http";
 
 describe("createHttpServer", () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
-import { createLogger, Registry } from "@starpost/shared";
+import { createLogger, Registry } from "@starpost/runtime";
 import { createHttpServer, READY_TIMEOUT_MS, registerOps } from "@starpost/http";
 
 let app: FastifyInstance | undefined;

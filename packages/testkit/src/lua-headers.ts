@@ -1,5 +1,5 @@
-import { readFileSync } from "node:fs";
-import type { Slots } from "@starpost/shared";
+import { readdirSync, readFileSync } from "node:fs";
+import type { Slots } from "@starpost/runtime";
 
 /**
  * Where a script's .lua header disagrees with its declaration: the header names every slot as
@@ -28,5 +28,23 @@ export function headerDisagreements(script: { declaration: { url: URL; keys: Slo
     if (declared.join(" ") !== found[table].join(" "))
       out.push(`${table}: declared ${declared.join(" ") || "none"}, header ${found[table].join(" ") || "none"}`);
   }
+  return out;
+}
+
+/**
+ * Everything wrong with one folder's script table: each script's header disagreements (as
+ * `file: …`), and each .lua file of the folder that no script declares, unless it is one the
+ * scripts `include`.
+ */
+export function scriptTableProblems(
+  table: Record<string, { declaration: { url: URL; file: string; keys: Slots; args: Slots } }>,
+  include: readonly string[] = [],
+): string[] {
+  const scripts = Object.values(table);
+  const folder = new URL("./", scripts[0]!.declaration.url);
+  const declared = new Set(scripts.map((s) => s.declaration.file));
+  const out = scripts.flatMap((s) => headerDisagreements(s).map((d) => `${s.declaration.file}: ${d}`));
+  for (const file of readdirSync(folder).filter((f) => f.endsWith(".lua")))
+    if (!declared.has(file) && !include.includes(file)) out.push(`${file}: not declared`);
   return out;
 }

@@ -2,14 +2,8 @@ import type { FastifyInstance } from "fastify";
 import { BotCache, buildApp as buildGateway } from "@starpost/gateway";
 import { buildApp as buildInvoices } from "@starpost/invoices";
 import { buildApp as buildUpdates } from "@starpost/updates";
-import {
-  createDeliveryQueue,
-  createLogger,
-  createRedis,
-  type DeliveryQueues,
-  type Logger,
-  type Redis,
-} from "@starpost/shared";
+import { createLogger, createRedis, type Logger, type Redis } from "@starpost/runtime";
+import { createDeliveryQueue, type DeliveryQueues } from "@starpost/update-log";
 import { ServiceClient } from "@starpost/http";
 import { Platform } from "./bot-api.ts";
 import { clusterMode, SpreadingPlatform, startRedisCluster, type RedisCluster } from "./redis-cluster.ts";

@@ -5,7 +5,7 @@ import {
   type HistoryEntry,
   type LogEntry,
   type UpdateSink,
-} from "@starpost/shared";
+} from "@starpost/update-log";
 
 /** The update log as tests fill it: one update through the real append, or raw entries. */
 

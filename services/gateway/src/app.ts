@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { Errors, Registry, type Logger } from "@starpost/shared";
+import { Errors } from "@starpost/shared";
+import { Registry, type Logger } from "@starpost/runtime";
 import {
   registerOps,
   createHttpServer,

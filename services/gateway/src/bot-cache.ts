@@ -1,14 +1,14 @@
 import { Redis } from "ioredis";
+import { keys } from "@starpost/shared";
 import {
   checkToken,
   hashToken,
-  keys,
   parseToken,
   sameHash,
   unknownAfterHashing,
   type Logger,
   type TokenCheck,
-} from "@starpost/shared";
+} from "@starpost/runtime";
 
 /**
  * The gateway's in-process cache of bot records, so a bot's call costs no Redis read to

@@ -1,12 +1,5 @@
-import {
-  announceEndpoints,
-  createLogger,
-  createRedis,
-  GatewayConfig,
-  loadConfig,
-  onShutdown,
-  redisTarget,
-} from "@starpost/shared";
+import { GatewayConfig, loadConfig, redisTarget } from "@starpost/shared";
+import { announceEndpoints, createLogger, createRedis, onShutdown } from "@starpost/runtime";
 import { ServiceClient } from "@starpost/http";
 import { buildApp } from "./app.ts";
 import { BotCache } from "./bot-cache.ts";

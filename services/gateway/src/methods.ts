@@ -1,4 +1,5 @@
-import { botUser, ok } from "@starpost/shared";
+import { ok } from "@starpost/shared";
+import { botUser } from "@starpost/runtime";
 import { rowsOf, type MethodTable } from "@starpost/http";
 import { answer } from "./outcomes.ts";
 import { CloseParams, GetMeParams, LogOutParams } from "./params/bot.ts";

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { BOT_ID, CHAT_ID, PLATFORM_ROUTES, type PlatformRoute } from "@starpost/shared";
+import { CHAT_ID, PLATFORM_ROUTES, type PlatformRoute } from "@starpost/shared";
+import { BOT_ID } from "@starpost/runtime";
 
 /**
  * The OpenAPI 3.1 description of the platform API, built from the route table and the zod

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, ok, PLATFORM_ROUTES } from "@starpost/shared";
+import { ok, PLATFORM_ROUTES } from "@starpost/shared";
+import { createLogger } from "@starpost/runtime";
 import { createHttpServer, registerPlatformRows } from "@starpost/http";
 import { botClient, http, startStack, TEST_PLATFORM_TOKEN, userMessage, type TestStack } from "@starpost/testkit";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keys, MAX_PENDING_UPDATES } from "@starpost/shared";
-import { encodeEntry } from "@starpost/testkit";
-import { startStack, userMessage, type TestStack, getUpdates, ids, metric } from "@starpost/testkit";
+import { keys } from "@starpost/shared";
+import { MAX_PENDING_UPDATES } from "@starpost/update-log";
+import { encodeEntry, startStack, userMessage, type TestStack, getUpdates, ids, metric } from "@starpost/testkit";
 
 let stack: TestStack;
 beforeAll(async () => {

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keys } from "@starpost/shared";
 import {
   createLogger,
   createRedis,
-  keys,
   readRequests,
   REQUEST_LOG_SIZE,
   RequestLogWriter,
   type Redis,
   type RequestLogEntry,
-} from "@starpost/shared";
+} from "@starpost/runtime";
 import { startRedis, type RedisServer } from "@starpost/testkit";
 
 /** The request log's writes: batched while Redis is busy, yet every entry kept, in call order. */

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { keys, Registry, type DeliveryQueues, type Logger } from "@starpost/shared";
+import { keys } from "@starpost/shared";
+import { Registry, type Logger } from "@starpost/runtime";
+import { type DeliveryQueues } from "@starpost/update-log";
 import {
   guardInternal,
   registerMethodRoute,

@@ -1,14 +1,6 @@
-import {
-  announceEndpoints,
-  createDeliveryQueue,
-  createLogger,
-  createRedis,
-  InvoicesConfig,
-  loadConfig,
-  onShutdown,
-  redisTarget,
-  replicaWait,
-} from "@starpost/shared";
+import { InvoicesConfig, loadConfig, redisTarget, replicaWait } from "@starpost/shared";
+import { announceEndpoints, createLogger, createRedis, onShutdown } from "@starpost/runtime";
+import { createDeliveryQueue } from "@starpost/update-log";
 import { listenInternalSocket } from "@starpost/http";
 import { buildApp } from "./app.ts";
 

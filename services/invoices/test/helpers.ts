@@ -1,4 +1,4 @@
-import { readEntries } from "@starpost/shared";
+import { readEntries } from "@starpost/update-log";
 import { http, type Reply, type TestStack } from "@starpost/testkit";
 
 /** The four ways a Bot API call can carry its parameters. */

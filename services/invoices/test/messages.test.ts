@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readEntries } from "@starpost/shared";
+import { readEntries } from "@starpost/update-log";
 import { botClient, startStack, type TestStack } from "@starpost/testkit";
 
 let stack: TestStack;

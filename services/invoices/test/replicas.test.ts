@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "@starpost/invoices";
-import { createDeliveryQueue, createRedis, type Redis } from "@starpost/shared";
+import { createRedis, type Redis } from "@starpost/runtime";
+import { createDeliveryQueue } from "@starpost/update-log";
 import { botClient, eventually, http, metric, startStack, type TestStack } from "@starpost/testkit";
 import { waitForUpdate } from "./helpers.ts";
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keys, saveAllowedUpdates } from "@starpost/shared";
+import { keys } from "@starpost/shared";
+import { saveAllowedUpdates } from "@starpost/update-log";
 import { botClient, startStack, type TestStack } from "@starpost/testkit";
 import { allUpdates, waitForUpdate } from "./helpers.ts";
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createDeliveryQueue, createRedis, drainJobId, type DeliveryQueues, type Redis } from "@starpost/shared";
+import { createRedis, type Redis } from "@starpost/runtime";
+import { createDeliveryQueue, drainJobId, type DeliveryQueues } from "@starpost/update-log";
 import { botClient, eventually, startStack, type TestStack } from "@starpost/testkit";
 import { waitForUpdate } from "./helpers.ts";
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { OwnEndpoints, Registry, type DeliveryQueues, type Logger } from "@starpost/shared";
+import { OwnEndpoints, Registry, type Logger } from "@starpost/runtime";
+import { type DeliveryQueues } from "@starpost/update-log";
 import {
   guardInternal,
   registerMethodRoute,

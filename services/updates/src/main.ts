@@ -1,14 +1,6 @@
-import {
-  announceEndpoints,
-  createDeliveryQueue,
-  createLogger,
-  createRedis,
-  loadConfig,
-  onShutdown,
-  UpdatesConfig,
-  redisTarget,
-  replicaWait,
-} from "@starpost/shared";
+import { loadConfig, UpdatesConfig, redisTarget, replicaWait } from "@starpost/shared";
+import { announceEndpoints, createLogger, createRedis, onShutdown } from "@starpost/runtime";
+import { createDeliveryQueue } from "@starpost/update-log";
 import { listenInternalSocket } from "@starpost/http";
 import { buildApp } from "./app.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeEntry, ENTRY_FIELDS, keys, readEntries } from "@starpost/shared";
-import { encodeEntry } from "@starpost/testkit";
-import { startStack, userMessage, type TestStack, getUpdates, ids, push } from "@starpost/testkit";
+import { keys } from "@starpost/shared";
+import { decodeEntry, ENTRY_FIELDS, readEntries } from "@starpost/update-log";
+import { encodeEntry, startStack, userMessage, type TestStack, getUpdates, ids, push } from "@starpost/testkit";
 
 let stack: TestStack;
 beforeAll(async () => {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDeliveryQueue, createLogger, createRedis, keys, type Redis } from "@starpost/shared";
+import { keys } from "@starpost/shared";
+import { createLogger, createRedis, type Redis } from "@starpost/runtime";
+import { createDeliveryQueue } from "@starpost/update-log";
 import { INTERNAL_TOKEN_HEADER } from "@starpost/http";
 import { eventually, startRedis, startStack, userMessage, type RedisServer, type TestStack } from "@starpost/testkit";
 import { buildApp } from "../src/app.ts";

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildApp } from "@starpost/updates";
-import { createDeliveryQueue, createLogger, createRedis, keys } from "@starpost/shared";
+import { keys } from "@starpost/shared";
+import { createLogger, createRedis } from "@starpost/runtime";
+import { createDeliveryQueue } from "@starpost/update-log";
 import { INTERNAL_TOKEN_HEADER } from "@starpost/http";
 
 const TOKEN = "settings-test-internal-token";

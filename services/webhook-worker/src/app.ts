@@ -1,15 +1,9 @@
 import { Worker } from "bullmq";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import {
-  OwnEndpoints,
-  createDeliveryQueue,
-  keys,
-  Registry,
-  requestDrain,
-  type DrainJob,
-  type Logger,
-} from "@starpost/shared";
+import { keys } from "@starpost/shared";
+import { OwnEndpoints, Registry, type Logger } from "@starpost/runtime";
+import { createDeliveryQueue, requestDrain, type DrainJob } from "@starpost/update-log";
 import { createHttpServer, registerOps, type ServiceClient } from "@starpost/http";
 import { WebhookSender, type SenderOptions } from "./delivery/sender.ts";
 import { TargetGuard } from "./delivery/target-guard.ts";

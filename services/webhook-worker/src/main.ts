@@ -1,14 +1,6 @@
 import { readFileSync } from "node:fs";
-import {
-  announceEndpoints,
-  createLogger,
-  createRedis,
-  loadConfig,
-  onShutdown,
-  Registry,
-  WorkerConfig,
-  redisTarget,
-} from "@starpost/shared";
+import { loadConfig, WorkerConfig, redisTarget } from "@starpost/shared";
+import { announceEndpoints, createLogger, createRedis, onShutdown, Registry } from "@starpost/runtime";
 import { ServiceClient } from "@starpost/http";
 import { buildOpsApp, buildWorker } from "./app.ts";
 

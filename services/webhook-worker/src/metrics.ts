@@ -1,4 +1,4 @@
-import type { Registry } from "@starpost/shared";
+import type { Registry } from "@starpost/runtime";
 
 /** Backoff doubles from 1 s to 60–120 s; Retry-After may ask for up to an hour. */
 const RETRY_BUCKETS = [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 300, 900, 3600];

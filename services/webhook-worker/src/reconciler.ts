@@ -1,5 +1,7 @@
 import type { Redis } from "ioredis";
-import { keys, requestDrain, WEBHOOK_BOT_SHARDS, type DeliveryQueues, type Logger } from "@starpost/shared";
+import { keys, WEBHOOK_BOT_SHARDS } from "@starpost/shared";
+import { type Logger } from "@starpost/runtime";
+import { requestDrain, type DeliveryQueues } from "@starpost/update-log";
 
 /**
  * Every few seconds, makes sure each bot with a webhook and pending updates has a drain job

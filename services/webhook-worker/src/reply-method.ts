@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
-import { findMethod, getBot, METHODS, type Logger, type MethodSpec } from "@starpost/shared";
+import { findMethod, METHODS, type MethodSpec } from "@starpost/shared";
+import { getBot, type Logger } from "@starpost/runtime";
 import { type ServiceClient } from "@starpost/http";
 import type { WorkerMetrics } from "./metrics.ts";
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRedis, keys, loadWebhook } from "@starpost/shared";
+import { keys } from "@starpost/shared";
+import { createRedis, loadWebhook } from "@starpost/runtime";
 import { botClient, startStack, type TestStack } from "@starpost/testkit";
 import { recordFailure } from "../src/drain/status.ts";
 

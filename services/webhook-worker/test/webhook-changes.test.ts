@@ -10,7 +10,8 @@ import {
   type RedisServer,
   type TestStack,
 } from "@starpost/testkit";
-import { createRedis, keys, type Redis } from "@starpost/shared";
+import { keys } from "@starpost/shared";
+import { createRedis, type Redis } from "@starpost/runtime";
 import { byChat, eventually, startWorker } from "./worker-harness.ts";
 
 /** Far longer than any wait below: only a pushed change can end a drain in time. */

@@ -1,4 +1,4 @@
-import { Registry, createRedis } from "@starpost/shared";
+import { Registry, createRedis } from "@starpost/runtime";
 import { ServiceClient } from "@starpost/http";
 import type { TestStack } from "@starpost/testkit";
 import { buildWorker, type DeliveryWorkerDeps } from "../src/app.ts";

@@ -181,3 +181,15 @@ export const UserStarsBody = answering(z.object({ amount: z.number().int().min(0
   amount: () => Errors.userStarsInvalid(),
 });
 export type UserStarsBody = z.infer<typeof UserStarsBody>;
+
+/** A scripted fault as the platform API shows it: a bot's next `times` calls of `method` fail or wait. */
+export interface Fault {
+  id: number;
+  method: string;
+  error_code?: number;
+  description?: string;
+  retry_after?: number;
+  delay_ms?: number;
+  /** calls left. */
+  times: number;
+}

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { readAllowedUpdatesParam, looseInt } from "@starpost/shared";
+import { looseInt } from "@starpost/shared";
+import { readAllowedUpdatesParam } from "@starpost/update-log";
 
 /** The official server keeps a poll open at most this long (seconds). */
 export const LONG_POLL_MAX_TIMEOUT = 50;

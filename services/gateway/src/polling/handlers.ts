@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { pollUpdates, saveAllowedUpdates } from "@starpost/shared";
+import { pollUpdates, saveAllowedUpdates } from "@starpost/update-log";
 import { type MethodContext } from "@starpost/http";
 import type { GetUpdatesParams } from "../params/get-updates.ts";
 import { updatesResult, type PollHub, type PollAnswer } from "./poll-hub.ts";

@@ -1,4 +1,4 @@
-import type { Registry } from "@starpost/shared";
+import type { Registry } from "@starpost/runtime";
 
 /** getUpdates' metrics; the waiting gauge is read from the hub at scrape time. */
 export function pollingMetrics(registry: Registry, waiting: () => number) {

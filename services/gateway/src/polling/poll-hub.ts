@@ -1,15 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import {
-  keys,
-  ok,
-  parseWakeMessage,
-  ShardChannels,
-  pollUpdates,
-  RawJson,
-  releasePoll,
-  type Logger,
-} from "@starpost/shared";
+import { keys, ok, parseWakeMessage, RawJson } from "@starpost/shared";
+import { ShardChannels, type Logger } from "@starpost/runtime";
+import { pollUpdates, releasePoll } from "@starpost/update-log";
 import type { Outcome } from "../outcomes.ts";
 import { spacedConflict, type Conflict } from "./conflicts.ts";
 import { pollingMetrics, type PollingMetrics } from "./metrics.ts";

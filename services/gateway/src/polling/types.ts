@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { Logger, Registry } from "@starpost/shared";
+import type { Logger, Registry } from "@starpost/runtime";
 
 export interface PollingDeps {
   redis: Redis;

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
-import { checkToken, Errors, findMethod, METHODS, parseWith } from "@starpost/shared";
+import { Errors, findMethod, METHODS, parseWith } from "@starpost/shared";
+import { checkToken } from "@starpost/runtime";
 import { abortOnClose, sendError, sendOutcome, type MethodRow, type ServiceClient } from "@starpost/http";
 import { GATEWAY_METHODS, type HeldCall } from "../methods.ts";
 import type { PollingDeps } from "../polling/handlers.ts";

@@ -1,16 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
-import {
-  faultError,
-  findMethod,
-  loggedParams,
-  RequestLogWriter,
-  takeFault,
-  type BotApiError,
-  type Logger,
-  type Registry,
-} from "@starpost/shared";
+import { findMethod, type BotApiError } from "@starpost/shared";
+import { faultError, loggedParams, RequestLogWriter, takeFault, type Logger, type Registry } from "@starpost/runtime";
 import { sendError } from "@starpost/http";
 
 /**

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { ShardChannels } from "@starpost/shared";
+import { ShardChannels } from "@starpost/runtime";
 
 /**
  * Calls waiting for something the bot does — a payment for its pre-checkout answer, a button

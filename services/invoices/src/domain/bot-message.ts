@@ -1,4 +1,6 @@
-import { botFrom, fill, jsonTemplate, keys, RawJson, ok, type BotRecord } from "@starpost/shared";
+import { keys, RawJson, ok } from "@starpost/shared";
+import { fill, jsonTemplate } from "../lua/template.ts";
+import { botFrom, type BotRecord } from "@starpost/runtime";
 import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { invoiceScripts } from "../lua/index.ts";

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import type { DeliveryQueues } from "@starpost/shared";
+import type { DeliveryQueues } from "@starpost/update-log";
 import type { AnswerWaiters } from "./answer-waiters.ts";
 
 /** What the invoice domain needs, built once by app.ts. */

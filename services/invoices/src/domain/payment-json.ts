@@ -1,4 +1,4 @@
-import { fill, jsonTemplate } from "@starpost/shared";
+import { fill, jsonTemplate } from "../lua/template.ts";
 
 /**
  * The Bot API JSON of the money steps, built once here and completed by the scripts

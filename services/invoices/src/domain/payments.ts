@@ -1,20 +1,16 @@
 import { randomBytes } from "node:crypto";
 import {
-  appendThenDeliver,
   chatJson,
   type Chat,
   findChat,
-  getBot,
   keys,
-  kindArgs,
-  logArgs,
-  logKeys,
-  updateKind,
   type LinkPaymentBody,
   type PaymentBody,
   saveChat,
   ok,
 } from "@starpost/shared";
+import { getBot } from "@starpost/runtime";
+import { appendThenDeliver, kindArgs, logArgs, logKeys, updateKind } from "@starpost/update-log";
 import { crashPoint } from "../crash-point.ts";
 import type { Outcome } from "../outcomes.ts";
 import { moneyKeys } from "./ledger.ts";

@@ -1,4 +1,5 @@
-import { appendThenDeliver, keys, kindArgs, logArgs, logKeys, ok } from "@starpost/shared";
+import { keys, ok } from "@starpost/shared";
+import { appendThenDeliver, kindArgs, logArgs, logKeys } from "@starpost/update-log";
 import type { Outcome } from "../outcomes.ts";
 import { moneyKeys } from "./ledger.ts";
 import { paymentJson } from "./payment-json.ts";

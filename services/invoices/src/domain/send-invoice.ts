@@ -1,4 +1,4 @@
-import type { BotRecord } from "@starpost/shared";
+import type { BotRecord } from "@starpost/runtime";
 import { sendBotMessage, type BotMessageOutcome } from "./bot-message.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import type { SendInvoiceParams } from "../params/invoices.ts";

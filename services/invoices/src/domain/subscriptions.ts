@@ -1,14 +1,6 @@
-import {
-  appendThenDeliver,
-  getBot,
-  keys,
-  kindArgs,
-  logArgs,
-  logKeys,
-  type ClockBody,
-  type UserStarsBody,
-  ok,
-} from "@starpost/shared";
+import { keys, type ClockBody, type UserStarsBody, ok } from "@starpost/shared";
+import { getBot } from "@starpost/runtime";
+import { appendThenDeliver, kindArgs, logArgs, logKeys } from "@starpost/update-log";
 import type { Outcome } from "../outcomes.ts";
 import { moneyKeys } from "./ledger.ts";
 import { paymentJson } from "./payment-json.ts";

@@ -1,4 +1,4 @@
-import type { BotRecord } from "@starpost/shared";
+import type { BotRecord } from "@starpost/runtime";
 import type { MessageEntity } from "../params/entities.ts";
 import { sendBotMessage, type BotMessageOutcome } from "../domain/bot-message.ts";
 import type { InvoiceDomain } from "../domain/deps.ts";

@@ -1,16 +1,15 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
-  appendUpdates,
   chatJson,
   findChat,
   keys,
-  type AppendOutcome,
   type CallbackQueryBody,
   type Chat,
   type PlatformUser,
   type UserMessageBody,
   ok,
 } from "@starpost/shared";
+import { appendUpdates, type AppendOutcome } from "@starpost/update-log";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import type { Outcome } from "../outcomes.ts";
 import { CALLBACK_LIFETIME_MS, type CallbackAnswer } from "./callback-answers.ts";

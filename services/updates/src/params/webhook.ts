@@ -1,15 +1,8 @@
 import { isIP } from "node:net";
 import { z } from "zod";
-import {
-  readAllowedUpdatesParam,
-  Errors,
-  DEFAULT_MAX_CONNECTIONS,
-  parseWebhookUrl,
-  boolParam,
-  looseInt,
-  optionalString,
-  fail,
-} from "@starpost/shared";
+import { Errors, parseWebhookUrl, boolParam, looseInt, optionalString, fail } from "@starpost/shared";
+import { DEFAULT_MAX_CONNECTIONS } from "@starpost/runtime";
+import { readAllowedUpdatesParam } from "@starpost/update-log";
 
 // Webhook settings' parameters (owned by services/updates, webhook configuration).
 

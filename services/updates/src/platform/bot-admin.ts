@@ -1,22 +1,12 @@
 import type { Redis } from "ioredis";
-import {
-  encodeWakeMessage,
-  addFault,
-  botKeys,
-  clearFaults,
-  keys,
-  listFaults,
-  readRequests,
-  scripts,
-  REQUEST_LOG_SIZE,
-  ok,
-  type FaultBody,
-} from "@starpost/shared";
+import { encodeWakeMessage, botKeys, keys, ok, type FaultBody } from "@starpost/shared";
+import { addFault, clearFaults, listFaults, readRequests, REQUEST_LOG_SIZE } from "@starpost/runtime";
 import { type PlatformTable } from "@starpost/http";
+import { updatesScripts } from "../lua/index.ts";
 
 /** `DELETE /platform/v1/bots/:botId`: the bot and all its data in one step, then its global index entries. */
 export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
-  const username = await scripts.deleteBot(
+  const username = await updatesScripts.deleteBot(
     redis,
     { all: botKeys(botId) },
     { wakeChannel: keys.wakeChannel(botId), message: encodeWakeMessage({ kind: "webhook_deleted", botId }) },
@@ -24,7 +14,7 @@ export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
   if (username === undefined) return false;
   // Outside the bot's slot, so after the step: the token already fails, these only free the name.
   // A compare-and-set: the name (and its claim time) goes only while it still names this bot.
-  await scripts.claimUsername(
+  await updatesScripts.claimUsername(
     redis,
     { usernames: keys.botUsernames() },
     { name: username.toLowerCase(), id: "", expected: botId, lease: 0 },

@@ -1,5 +1,7 @@
 import type { Redis } from "ioredis";
-import { botFrom, hashToken, keys, newSecret, ok, parseToken, scripts, type CreateBotBody } from "@starpost/shared";
+import { keys, ok, type CreateBotBody } from "@starpost/shared";
+import { botFrom, hashToken, newSecret, parseToken } from "@starpost/runtime";
+import { updatesScripts } from "../lua/index.ts";
 import type { Outcome } from "../outcomes.ts";
 
 /** Generated bot ids start here, clear of ids that tests and operators tend to pick by hand. */
@@ -22,7 +24,11 @@ async function claimUsername(redis: Redis, lower: string, id: string): Promise<b
 
 /** The registry's compare-and-set (claim-username.lua) with the creation lease. */
 const setUsername = (redis: Redis, name: string, id: string, expected: string) =>
-  scripts.claimUsername(redis, { usernames: keys.botUsernames() }, { name, id, expected, lease: CLAIM_LEASE_MS });
+  updatesScripts.claimUsername(
+    redis,
+    { usernames: keys.botUsernames() },
+    { name, id, expected, lease: CLAIM_LEASE_MS },
+  );
 
 /**
  * `POST /platform/v1/bots`: registers a bot; a given token `<id>:<secret>` is used as is. Two
@@ -55,7 +61,7 @@ export async function createBot(
     first_name: firstName,
     created_at: Date.now(),
   };
-  if (!(await scripts.createBot(redis, { bot: keys.bot(id) }, { fields: Object.entries(fields).flat() }))) {
+  if (!(await updatesScripts.createBot(redis, { bot: keys.bot(id) }, { fields: Object.entries(fields).flat() }))) {
     await setUsername(redis, lower, "", id);
     return { outcome: "token_taken" };
   }
@@ -73,6 +79,6 @@ export async function rotateToken(
   botId: string,
 ): Promise<Outcome<{ token: string }, { outcome: "bot_not_found" }>> {
   const token = `${botId}:${newSecret()}`;
-  const rotated = await scripts.rotateToken(redis, { bot: keys.bot(botId) }, { tokenHash: hashToken(token) });
+  const rotated = await updatesScripts.rotateToken(redis, { bot: keys.bot(botId) }, { tokenHash: hashToken(token) });
   return rotated ? ok({ token }) : { outcome: "bot_not_found" };
 }

@@ -1,4 +1,5 @@
-import { appendUpdates, ok, updateKind, type Chat, type UpdateSink } from "@starpost/shared";
+import { ok, type Chat } from "@starpost/shared";
+import { appendUpdates, updateKind, type UpdateSink } from "@starpost/update-log";
 import type { Outcome } from "../outcomes.ts";
 
 export const MAX_UPDATES_PER_CALL = 1000;

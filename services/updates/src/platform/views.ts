@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
-import { getBot, keys, maskUserinfo, ok, STATUS, type BotRecord, type Chat } from "@starpost/shared";
+import { keys, ok, type Chat } from "@starpost/shared";
+import { getBot, maskUserinfo, STATUS, type BotRecord } from "@starpost/runtime";
 import { type PlatformTable } from "@starpost/http";
 import { getWebhookInfo } from "../webhook/info.ts";
 

@@ -1,4 +1,6 @@
-import { loadAllowedUpdates, loadLastError, loadWebhook, ok, pendingCount } from "@starpost/shared";
+import { ok } from "@starpost/shared";
+import { loadLastError, loadWebhook } from "@starpost/runtime";
+import { loadAllowedUpdates, pendingCount } from "@starpost/update-log";
 import type { Outcome } from "../outcomes.ts";
 import type { WebhookDeps } from "./types.ts";
 

@@ -1,18 +1,8 @@
 import { randomBytes } from "node:crypto";
-import {
-  encodeWakeMessage,
-  keys,
-  loadWebhook,
-  ok,
-  parseWebhookUrl,
-  requestDrain,
-  resolveWebhookHost,
-  scripts,
-  saveAllowedUpdates,
-  urlHost,
-  webhookFields,
-  type WebhookConfig,
-} from "@starpost/shared";
+import { encodeWakeMessage, keys, ok, parseWebhookUrl, resolveWebhookHost, urlHost } from "@starpost/shared";
+import { loadWebhook, webhookFields, type WebhookConfig } from "@starpost/runtime";
+import { requestDrain, saveAllowedUpdates } from "@starpost/update-log";
+import { updatesScripts } from "../lua/index.ts";
 import type { Outcome } from "../outcomes.ts";
 import type { WebhookDeps } from "./types.ts";
 import type { SetWebhookParams } from "../params/webhook.ts";
@@ -28,7 +18,7 @@ export async function deleteWebhook(
 ): Promise<Outcome<true, never>> {
   const { redis } = deps;
   // Pending updates stay for getUpdates unless dropped (even when no webhook was set).
-  const removed = await scripts.deleteWebhook(
+  const removed = await updatesScripts.deleteWebhook(
     redis,
     { webhook: keys.webhook(botId), status: keys.webhookStatus(botId), log: keys.updateLog(botId) },
     {
@@ -102,7 +92,7 @@ export async function setWebhook(
   // with a webhook even if this process dies right after the bot's own step.
   await redis.sadd(keys.webhookBotsOf(botId), botId);
   const fields = Object.entries(webhookFields(config)).flat();
-  const pending = await scripts.setWebhook(
+  const pending = await updatesScripts.setWebhook(
     redis,
     {
       webhook: keys.webhook(botId),

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
-import type { DeliveryQueues, Logger, OwnEndpoints } from "@starpost/shared";
+import type { Logger, OwnEndpoints } from "@starpost/runtime";
+import type { DeliveryQueues } from "@starpost/update-log";
 
 export interface WebhookDeps {
   redis: Redis;

@@ -1,5 +1,6 @@
 import { isIP } from "node:net";
-import { resolveWebhookHost, WebhookTargetError, type OwnEndpoints } from "@starpost/shared";
+import { resolveWebhookHost, WebhookTargetError } from "@starpost/shared";
+import { type OwnEndpoints } from "@starpost/runtime";
 
 type LookupCallback = (
   err: Error | null,

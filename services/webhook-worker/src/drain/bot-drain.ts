@@ -1,12 +1,6 @@
 import type { Redis } from "ioredis";
-import {
-  confirmUpdates,
-  loadWebhook,
-  readEntries,
-  type LogEntry,
-  type Logger,
-  type WebhookConfig,
-} from "@starpost/shared";
+import { loadWebhook, type Logger, type WebhookConfig } from "@starpost/runtime";
+import { confirmUpdates, readEntries, type LogEntry } from "@starpost/update-log";
 import { FRESH, nextRetry, type RetryState } from "../delivery/backoff.ts";
 import type { DeliveryResult, Target } from "../delivery/sender.ts";
 import type { WorkerMetrics } from "../metrics.ts";

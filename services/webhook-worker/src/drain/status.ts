@@ -1,5 +1,7 @@
 import type { Redis } from "ioredis";
-import { keys, scripts, STATUS } from "@starpost/shared";
+import { keys } from "@starpost/shared";
+import { STATUS } from "@starpost/runtime";
+import { workerScripts } from "../lua/index.ts";
 import type { RetryState } from "../delivery/backoff.ts";
 
 /**
@@ -39,7 +41,7 @@ export interface Failure {
 
 /** A failed attempt: the last error and the update's next try, unless the webhook changed since. */
 export async function recordFailure(redis: Redis, botId: string, f: Failure): Promise<void> {
-  await scripts.recordWebhookFailure(
+  await workerScripts.recordWebhookFailure(
     redis,
     { webhook: keys.webhook(botId), status: keys.webhookStatus(botId) },
     {

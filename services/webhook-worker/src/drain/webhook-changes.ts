@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
-import { keys, ShardChannels, type Logger } from "@starpost/shared";
+import { keys } from "@starpost/shared";
+import { ShardChannels, type Logger } from "@starpost/runtime";
 
 /** How long a drain waits for its subscription before starting without it. */
 const SUBSCRIBE_WAIT_MS = 1000;

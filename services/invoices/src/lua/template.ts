@@ -1,4 +1,4 @@
-import { RawJson } from "../envelope.ts";
+import { RawJson } from "@starpost/shared";
 
 /**
  * Bot API JSON that a Lua step completes: TypeScript builds the whole shape, in the official key

@@ -1,6 +1,6 @@
 import { Queue, type JobType } from "bullmq";
 import type { Redis } from "ioredis";
-import { DELIVERY_SHARDS, keys, shardOf } from "./redis-keys.ts";
+import { DELIVERY_SHARDS, keys, shardOf } from "@starpost/shared";
 
 /**
  * Webhook delivery jobs: one BullMQ job drains one bot's log. The job id is derived from the

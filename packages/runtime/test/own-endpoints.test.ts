@@ -1,15 +1,15 @@
 import { spawn } from "node:child_process";
 import { hostname, networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { keys } from "@starpost/shared";
 import {
   addressClass,
   announceEndpoints,
   createLogger,
   createRedis,
-  keys,
   OwnEndpoints,
   type Redis,
-} from "@starpost/shared";
+} from "@starpost/runtime";
 import { startRedis, type RedisServer } from "@starpost/testkit";
 
 let server: RedisServer;

@@ -1,6 +1,5 @@
 import type { Redis } from "ioredis";
-import { fromJson, INVALID_JSON } from "./params/coerce.ts";
-import { keys } from "./redis-keys.ts";
+import { fromJson, INVALID_JSON, keys } from "@starpost/shared";
 import { DEFAULT_ALLOWED, normaliseAllowedUpdates, UPDATE_KINDS } from "./update-kinds.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { Redis } from "ioredis";
 
 /** A value passed to a script: Redis sends both as strings. */
@@ -48,16 +48,19 @@ export interface LuaScript<K extends Slots, A extends Slots, R> {
 }
 
 /**
- * A script's source; each line `--!include <file>` is replaced by that file of the shared Lua
- * folder (the update log's append, say), so scripts share code instead of copying it.
+ * A script's source; each line `--!include <file>` is replaced by that file, looked up beside the
+ * including file first and then in the `includeFrom` folders (the update log's append, say), so
+ * scripts share code instead of copying it. The bundles keep every .lua file in one folder.
  */
 const sources = new Map<string, string>();
-function source(url: URL): string {
+function source(url: URL, includeFrom: readonly string[]): string {
   let lua = sources.get(url.href);
   if (lua === undefined) {
-    lua = readFileSync(url, "utf8").replace(/^--!include (\S+)$/gm, (_, file: string) =>
-      source(new URL(`./${file}`, import.meta.url)),
-    );
+    lua = readFileSync(url, "utf8").replace(/^--!include (\S+)$/gm, (_, file: string) => {
+      const found = [url.href, ...includeFrom].map((d) => new URL(`./${file}`, d)).find((u) => existsSync(u));
+      if (!found) throw new Error(`${url.pathname}: --!include ${file}: no such file`);
+      return source(found, includeFrom);
+    });
     sources.set(url.href, lua);
   }
   return lua;
@@ -79,14 +82,15 @@ function flatten(out: LuaValue[], slots: Slots, values: Record<string, unknown>)
 }
 
 /**
- * The scripts of a folder (`base`, a module's import.meta.url): `script(file, declaration)` makes
+ * The scripts of a folder (`base`, a module's import.meta.url; `includeFrom`, other folders its
+ * scripts include files of): `script(file, declaration)` makes
  * each typed function. The number of KEYS is counted from the declaration at each call. A call
  * is an EVALSHA, falling back to EVAL (which caches the script) on NOSCRIPT, as ioredis's
  * defineCommand does; both are ordinary commands, so any client runs every script with no setup:
  * one Redis or a Cluster (routed by the first key: a script's keys share the bot's slot), with
  * auto-pipelining or in a pipeline.
  */
-export function scriptsIn(base: string) {
+export function scriptsIn(base: string, includeFrom: readonly string[] = []) {
   return function script<K extends Slots, A extends Slots, Raw, R>(
     file: string,
     d: Omit<ScriptDeclaration<K, A, Raw, R>, "file">,
@@ -94,7 +98,7 @@ export function scriptsIn(base: string) {
     checkSlots(file, d.keys);
     checkSlots(file, d.args);
     const url = new URL(`./${file}`, base);
-    const lua = source(url);
+    const lua = source(url, includeFrom);
     const sha = createHash("sha1").update(lua).digest("hex");
     const call = async (redis: Redis, keys: Values<K>, args: Values<A>): Promise<R> => {
       const values: LuaValue[] = [];

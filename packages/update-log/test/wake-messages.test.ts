@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
-import {
-  createDeliveryQueue,
-  createLogger,
-  type DeliveryQueues,
-  createRedis,
-  encodeWakeMessage,
-  keys,
-  parseWakeMessage,
-  pollUpdates,
-  type WakeMessage,
-} from "@starpost/shared";
+import { encodeWakeMessage, keys, parseWakeMessage, type WakeMessage } from "@starpost/shared";
+import { createLogger, createRedis } from "@starpost/runtime";
+import { createDeliveryQueue, type DeliveryQueues, pollUpdates } from "@starpost/update-log";
 import { appendUpdate, eventually, startRedis, type RedisServer } from "@starpost/testkit";
 
 describe("wake messages", () => {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Redis } from "ioredis";
-import { keys } from "./redis-keys.ts";
+import { keys } from "@starpost/shared";
 
 /**
  * Bots and their tokens. Only a SHA-256 of each token is stored; a call's token is checked by

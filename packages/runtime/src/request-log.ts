@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
-import { keys } from "./redis-keys.ts";
-import { scripts } from "./lua/index.ts";
+import { keys } from "@starpost/shared";
+import { runtimeScripts } from "./lua/index.ts";
 
 /** Entries kept per bot: the newest calls, enough to see what a test just did. */
 export const REQUEST_LOG_SIZE = 100;
@@ -123,7 +123,7 @@ export class RequestLogWriter {
     const writes: Promise<boolean>[] = [];
     for (const [botId, entries] of batch) {
       writes.push(
-        scripts.recordRequest(
+        runtimeScripts.recordRequest(
           this.redis,
           { bot: keys.bot(botId), log: keys.requestLog(botId) },
           {

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { keys } from "./redis-keys.ts";
+import { keys } from "@starpost/shared";
 
 /**
  * A bot's webhook as stored in `keys.webhook(botId)`: written by setWebhook (updates service),

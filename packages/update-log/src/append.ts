@@ -1,9 +1,8 @@
 import type { Redis } from "ioredis";
 import { requestDrain, type DeliveryQueues } from "./delivery-queue.ts";
-import { keys } from "./redis-keys.ts";
-import { chatJson, type Chat } from "./chats.ts";
+import { keys, chatJson, type Chat } from "@starpost/shared";
 import { updateKind } from "./update-kinds.ts";
-import { scripts } from "./lua/index.ts";
+import { logScripts } from "./lua/index.ts";
 
 /** At most this many unconfirmed updates per bot; beyond it new ones are dropped. */
 export const MAX_PENDING_UPDATES = 100_000;
@@ -115,7 +114,7 @@ export async function appendUpdates(
     sink,
     botId,
     (redis) =>
-      scripts.appendUpdates(
+      logScripts.appendUpdates(
         redis,
         {
           log: logKeys(botId),
@@ -141,108 +140,4 @@ export async function appendUpdates(
     if (updates[n]!.history) out.message_id = results[r++] as number;
     return out;
   });
-}
-
-/** How a getUpdates read treats the bot's one waiting poll (see poll-updates.lua). */
-export type PollWaitMode = "none" | "claim" | "rearm";
-
-export interface PollRead {
-  offset: number;
-  limit: number;
-  /** the poll's id, unique across replicas ("" for a call that never waits). */
-  pollId: string;
-  /**
-   * "claim": wait if nothing is ready, terminating the previous waiter; "rearm": keep waiting if
-   * still the owner (with updates, the claim is kept: the caller releases it after answering).
-   */
-  mode: PollWaitMode;
-  /** how long the claim lives in Redis, ms (the poll's remaining wait plus a margin). */
-  ownerTtlMs: number;
-  now?: number;
-}
-
-export type PollOutcome =
-  | { outcome: "webhook" }
-  /** the Update JSON strings in id order, never re-parsed. */
-  | { outcome: "updates"; updates: string[] }
-  | { outcome: "wait" }
-  | { outcome: "gone" };
-
-/**
- * getUpdates' read in one round trip: refuses while a webhook is set, confirms below `offset`
- * (negative: keeps the newest |offset|), deletes expired updates, returns up to `limit`; with
- * nothing ready it claims (or re-arms) the bot's waiting-poll slot.
- */
-export async function pollUpdates(redis: Redis, botId: string, read: PollRead): Promise<PollOutcome> {
-  return scripts.pollUpdates(
-    redis,
-    {
-      stream: keys.updateLog(botId),
-      counter: keys.updateSeq(botId),
-      webhook: keys.webhook(botId),
-      owner: keys.pollOwner(botId),
-    },
-    {
-      offset: read.offset,
-      limit: read.limit,
-      now: read.now ?? Date.now(),
-      pollId: read.pollId,
-      mode: read.mode,
-      ownerTtl: read.ownerTtlMs,
-      wakeChannel: keys.wakeChannel(botId),
-      botId,
-    },
-  );
-}
-
-/** Ends a waiting poll's claim on its bot unless another poll took it over. */
-export async function releasePoll(redis: Redis, botId: string, pollId: string): Promise<void> {
-  await scripts.releasePoll(redis, { owner: keys.pollOwner(botId) }, { pollId });
-}
-
-/** One entry of the log as the webhook worker sees it. */
-export interface LogEntry {
-  update_id: number;
-  kind: string;
-  queue: string;
-  expiresAt: number;
-  /** the Update JSON, exactly as delivered. */
-  json: string;
-}
-
-/**
- * The stream fields of an entry, the one place TypeScript spells them; Lua's are `ENTRY` in
- * lua/log-entry.lua (a test reads back what the Lua wrote with these names).
- */
-export const ENTRY_FIELDS = { kind: "k", queue: "q", expiresAt: "x", json: "u" } as const;
-
-/** An XRANGE row (`<update_id>-0`, flat field/value list) as a LogEntry. */
-export function decodeEntry(id: string, flat: string[]): LogEntry {
-  const fields: Record<string, string> = {};
-  for (let i = 0; i < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
-  return {
-    update_id: Number(id.slice(0, id.indexOf("-"))),
-    kind: fields[ENTRY_FIELDS.kind]!,
-    queue: fields[ENTRY_FIELDS.queue]!,
-    expiresAt: Number(fields[ENTRY_FIELDS.expiresAt]),
-    json: fields[ENTRY_FIELDS.json]!,
-  };
-}
-
-/** Reads up to `count` entries after `afterId` (exclusive), oldest first, without confirming. */
-export async function readEntries(redis: Redis, botId: string, afterId: number, count: number): Promise<LogEntry[]> {
-  const start = afterId > 0 ? `(${afterId}-0` : "-";
-  const rows = (await redis.xrange(keys.updateLog(botId), start, "+", "COUNT", count)) as [string, string[]][];
-  return rows.map(([id, flat]) => decodeEntry(id, flat));
-}
-
-/** Confirms (deletes) the given updates, e.g. after a webhook delivery succeeded or expired. */
-export async function confirmUpdates(redis: Redis, botId: string, updateIds: number[]): Promise<number> {
-  if (updateIds.length === 0) return 0;
-  return redis.xdel(keys.updateLog(botId), ...updateIds.map((id) => `${id}-0`));
-}
-
-/** Unconfirmed updates, in-flight ones included (getWebhookInfo's pending_update_count). */
-export async function pendingCount(redis: Redis, botId: string): Promise<number> {
-  return redis.xlen(keys.updateLog(botId));
 }

@@ -1,25 +1,12 @@
 import type { Redis } from "ioredis";
-import { BotApiError, Errors } from "./errors.ts";
-import { findMethod } from "./methods.ts";
-import type { FaultBody } from "./params/platform.ts";
-import { keys } from "./redis-keys.ts";
-import { scripts } from "./lua/index.ts";
+import { BotApiError, Errors, findMethod, keys, type Fault, type FaultBody } from "@starpost/shared";
+import { runtimeScripts } from "./lua/index.ts";
 
 /**
  * Scripted faults: the platform API makes a bot's next `times` calls of a method (or of any, "*")
  * fail with an error in the exact Bot API envelope, or wait `delay_ms` first. Stored per bot;
  * the gateway takes them (one Lua step each) before it forwards a call.
  */
-export interface Fault {
-  id: number;
-  method: string;
-  error_code?: number;
-  description?: string;
-  retry_after?: number;
-  delay_ms?: number;
-  /** calls left. */
-  times: number;
-}
 
 /** The reference's text for an error code when the fault gives none. */
 const DEFAULT_ERRORS: Record<number, (retryAfter: number) => BotApiError> = {
@@ -56,7 +43,7 @@ export async function addFault(redis: Redis, botId: string, body: FaultBody): Pr
   const rule: Omit<Fault, "id"> = { method, times: body.times ?? 1 };
   for (const k of ["error_code", "description", "retry_after", "delay_ms"] as const)
     if (body[k] !== undefined) (rule as Record<string, unknown>)[k] = body[k];
-  const id = await scripts.addFault(
+  const id = await runtimeScripts.addFault(
     redis,
     { bot: keys.bot(botId), faults: keys.faults(botId), faultSeq: keys.faultSeq(botId) },
     { rule: JSON.stringify(rule) },
@@ -75,5 +62,5 @@ export async function clearFaults(redis: Redis, botId: string): Promise<void> {
 
 /** Takes the fault that applies to this call, if any (counting it as used). */
 export async function takeFault(redis: Redis, botId: string, method: string): Promise<Fault | undefined> {
-  return scripts.takeFault(redis, { bot: keys.bot(botId), faults: keys.faults(botId) }, { method });
+  return runtimeScripts.takeFault(redis, { bot: keys.bot(botId), faults: keys.faults(botId) }, { method });
 }

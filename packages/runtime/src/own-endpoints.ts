@@ -2,7 +2,7 @@ import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
 import type { Cluster } from "ioredis";
-import { keys } from "./redis-keys.ts";
+import { keys } from "@starpost/shared";
 import { isCluster, type Redis } from "./redis.ts";
 
 /**

@@ -1,0 +1,30 @@
+import type { Fault } from "@starpost/shared";
+import { luaSlot, scriptsIn } from "./bridge.ts";
+
+const { one, rest } = luaSlot;
+
+export * from "./bridge.ts";
+
+const script = scriptsIn(import.meta.url);
+
+const done = (n: number) => n === 1;
+
+/** The runtime's scripts (faults and the request log), each declared once. */
+export const runtimeScripts = {
+  addFault: script("add-fault.lua", {
+    keys: { bot: one(), faults: one(), faultSeq: one() },
+    args: { rule: one() },
+    /** the new fault's id; undefined when the bot does not exist. */
+    reply: (id: number) => (id < 0 ? undefined : id),
+  }),
+  takeFault: script("take-fault.lua", {
+    keys: { bot: one(), faults: one() },
+    args: { method: one() },
+    reply: (json: string | null) => (json === null ? undefined : (JSON.parse(json) as Fault)),
+  }),
+  recordRequest: script("record-request.lua", {
+    keys: { bot: one(), log: one() },
+    args: { kept: one<number>(), entries: rest() },
+    reply: done,
+  }),
+};

@@ -1,0 +1,38 @@
+import type { Redis } from "ioredis";
+import { keys } from "@starpost/shared";
+
+/** One entry of the log as the webhook worker sees it. */
+export interface LogEntry {
+  update_id: number;
+  kind: string;
+  queue: string;
+  expiresAt: number;
+  /** the Update JSON, exactly as delivered. */
+  json: string;
+}
+
+/**
+ * The stream fields of an entry, the one place TypeScript spells them; Lua's are `ENTRY` in
+ * lua/log-entry.lua (a test reads back what the Lua wrote with these names).
+ */
+export const ENTRY_FIELDS = { kind: "k", queue: "q", expiresAt: "x", json: "u" } as const;
+
+/** An XRANGE row (`<update_id>-0`, flat field/value list) as a LogEntry. */
+export function decodeEntry(id: string, flat: string[]): LogEntry {
+  const fields: Record<string, string> = {};
+  for (let i = 0; i < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+  return {
+    update_id: Number(id.slice(0, id.indexOf("-"))),
+    kind: fields[ENTRY_FIELDS.kind]!,
+    queue: fields[ENTRY_FIELDS.queue]!,
+    expiresAt: Number(fields[ENTRY_FIELDS.expiresAt]),
+    json: fields[ENTRY_FIELDS.json]!,
+  };
+}
+
+/** Reads up to `count` entries after `afterId` (exclusive), oldest first, without confirming. */
+export async function readEntries(redis: Redis, botId: string, afterId: number, count: number): Promise<LogEntry[]> {
+  const start = afterId > 0 ? `(${afterId}-0` : "-";
+  const rows = (await redis.xrange(keys.updateLog(botId), start, "+", "COUNT", count)) as [string, string[]][];
+  return rows.map(([id, flat]) => decodeEntry(id, flat));
+}

@@ -1,0 +1,67 @@
+import { luaSlot, scriptsIn, type LuaValue } from "@starpost/runtime";
+
+const { one, run, rest } = luaSlot;
+
+/** How a getUpdates read treats the bot's one waiting poll (see poll-updates.lua). */
+export type PollWaitMode = "none" | "claim" | "rearm";
+
+/** What poll-updates.lua answers. */
+export type PollOutcome =
+  | { outcome: "webhook" }
+  /** the Update JSON strings in id order, never re-parsed. */
+  | { outcome: "updates"; updates: string[] }
+  | { outcome: "wait" }
+  | { outcome: "gone" };
+
+/** This folder: scripts elsewhere include update-log.lua, wake.lua and log-entry.lua from it. */
+export const UPDATE_LOG_LUA = new URL("./", import.meta.url).href;
+
+const script = scriptsIn(import.meta.url);
+
+const done = (n: number) => n === 1;
+
+/** The update log's first KEYS and ARGV (update-log.lua's log_open), in every script that appends. */
+export const logSlots = {
+  keys: () => run(4),
+  args: () => run<3, LuaValue>(3),
+  /** kind, opt-in flag, lifetime (ms) of an update a script builds itself. */
+  kind: () => run(3),
+};
+
+/** The update log's own scripts, each declared once (KEYS and ARGV in its .lua header's order). */
+export const logScripts = {
+  appendUpdates: script("append-updates.lua", {
+    keys: {
+      log: logSlots.keys(),
+      bot: one(),
+      chats: one(),
+      chatUsernames: one(),
+      users: one(),
+      messageSeq: one(),
+      messages: one(),
+    },
+    args: { log: logSlots.args(), chats: one<number>(), users: one<number>(), records: rest<LuaValue>() },
+    /** undefined when the bot does not exist; `results` per appended update: its id or drop reason, then its message id when recorded. */
+    reply: (r: (number | string)[]) => (r[0] === -1 ? undefined : { webhook: r[0] === 1, results: r.slice(1) }),
+  }),
+  pollUpdates: script("poll-updates.lua", {
+    keys: { stream: one(), counter: one(), webhook: one(), owner: one() },
+    args: {
+      offset: one<number>(),
+      limit: one<number>(),
+      now: one<number>(),
+      pollId: one(),
+      mode: one<PollWaitMode>(),
+      ownerTtl: one<number>(),
+      wakeChannel: one(),
+      botId: one(),
+    },
+    reply: ([head, ...updates]: string[]): PollOutcome =>
+      head === "ok" ? { outcome: "updates", updates } : { outcome: head as "webhook" | "wait" | "gone" },
+  }),
+  releasePoll: script("release-poll.lua", {
+    keys: { owner: one() },
+    args: { pollId: one() },
+    reply: done,
+  }),
+};

@@ -1,0 +1,50 @@
+import type { Redis } from "ioredis";
+import { keys } from "@starpost/shared";
+import { logScripts, type PollOutcome, type PollWaitMode } from "./lua/index.ts";
+
+export interface PollRead {
+  offset: number;
+  limit: number;
+  /** the poll's id, unique across replicas ("" for a call that never waits). */
+  pollId: string;
+  /**
+   * "claim": wait if nothing is ready, terminating the previous waiter; "rearm": keep waiting if
+   * still the owner (with updates, the claim is kept: the caller releases it after answering).
+   */
+  mode: PollWaitMode;
+  /** how long the claim lives in Redis, ms (the poll's remaining wait plus a margin). */
+  ownerTtlMs: number;
+  now?: number;
+}
+
+/**
+ * getUpdates' read in one round trip: refuses while a webhook is set, confirms below `offset`
+ * (negative: keeps the newest |offset|), deletes expired updates, returns up to `limit`; with
+ * nothing ready it claims (or re-arms) the bot's waiting-poll slot.
+ */
+export async function pollUpdates(redis: Redis, botId: string, read: PollRead): Promise<PollOutcome> {
+  return logScripts.pollUpdates(
+    redis,
+    {
+      stream: keys.updateLog(botId),
+      counter: keys.updateSeq(botId),
+      webhook: keys.webhook(botId),
+      owner: keys.pollOwner(botId),
+    },
+    {
+      offset: read.offset,
+      limit: read.limit,
+      now: read.now ?? Date.now(),
+      pollId: read.pollId,
+      mode: read.mode,
+      ownerTtl: read.ownerTtlMs,
+      wakeChannel: keys.wakeChannel(botId),
+      botId,
+    },
+  );
+}
+
+/** Ends a waiting poll's claim on its bot unless another poll took it over. */
+export async function releasePoll(redis: Redis, botId: string, pollId: string): Promise<void> {
+  await logScripts.releasePoll(redis, { owner: keys.pollOwner(botId) }, { pollId });
+}

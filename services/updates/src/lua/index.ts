@@ -1,0 +1,54 @@
+import { luaSlot, scriptsIn, type LuaValue } from "@starpost/runtime";
+
+const { one, rest } = luaSlot;
+
+const script = scriptsIn(import.meta.url);
+
+const flag = () => one<"0" | "1">();
+const done = (n: number) => n === 1;
+
+/** The updates service's scripts (bots and webhook settings), each declared once. */
+export const updatesScripts = {
+  createBot: script("create-bot.lua", {
+    keys: { bot: one() },
+    args: { fields: rest<LuaValue>() },
+    /** false when the id already had a bot. */
+    reply: done,
+  }),
+  rotateToken: script("rotate-token.lua", {
+    keys: { bot: one() },
+    args: { tokenHash: one() },
+    /** false when there is no such bot. */
+    reply: done,
+  }),
+  claimUsername: script("claim-username.lua", {
+    keys: { usernames: one() },
+    args: { name: one(), id: one(), expected: one(), lease: one<number>() },
+    reply: done,
+  }),
+  deleteBot: script("delete-bot.lua", {
+    keys: { all: rest() },
+    args: { wakeChannel: one(), message: one() },
+    /** the deleted bot's username; undefined when there was no bot. */
+    reply: (username: string | null) => username ?? undefined,
+  }),
+  setWebhook: script("set-webhook.lua", {
+    keys: { webhook: one(), status: one(), allowedUpdates: one(), log: one(), pollOwner: one() },
+    args: {
+      drop: flag(),
+      allowedMode: one<"keep" | "default" | "set">(),
+      wakeChannel: one(),
+      message: one(),
+      fieldValues: one<number>(),
+      values: rest(),
+    },
+    /** the number of pending updates. */
+    reply: (pending: number) => pending,
+  }),
+  deleteWebhook: script("delete-webhook.lua", {
+    keys: { webhook: one(), status: one(), log: one() },
+    args: { drop: flag(), wakeChannel: one(), message: one() },
+    /** true when a webhook was removed. */
+    reply: done,
+  }),
+};
