@@ -9,7 +9,7 @@ export * from "./logger.ts";
 export * from "./lua/index.ts";
 export * from "./metrics.ts";
 export * from "./own-endpoints.ts";
-export * from "./pubsub.ts";
+export * from "./channel-router.ts";
 export * from "./redis.ts";
 export * from "./request-log.ts";
 export * from "./shutdown.ts";

@@ -1,3 +1,4 @@
+export * from "./channels.ts";
 export * from "./chats.ts";
 export * from "./config.ts";
 export * from "./envelope.ts";
@@ -11,5 +12,4 @@ export * from "./params/platform-routes.ts";
 export * from "./params/platform.ts";
 export * from "./params/raw.ts";
 export * from "./redis-keys.ts";
-export * from "./wake-messages.ts";
 export * from "./webhook-guard.ts";

@@ -1,10 +1,14 @@
 /**
  * Every Redis key starpost uses is built here. Per-bot keys carry the hash tag `{b:<botId>}` so a
- * bot's keys share one Redis Cluster slot and each Lua script touches one slot.
+ * bot's keys share one Redis Cluster slot and each Lua script touches one slot. The shard channels
+ * are named beside their messages' codecs, in channels.ts.
  */
 
 const PREFIX = "sp";
 const tag = (botId: string | number) => `{b:${botId}}`;
+
+/** A per-bot name in the bot's slot, `sp:<kind>:{b:<bot id>}` (the shard channels' too). */
+export const perBot = (kind: string, botId: string | number) => `${PREFIX}:${kind}:${tag(botId)}`;
 
 /**
  * Global indexes and the delivery queue are split over this many hash tags, so no one Redis
@@ -83,12 +87,8 @@ export const keys = {
    * history is read in message_id order, 1..messageSeq.
    */
   messages: (botId: string | number) => `${PREFIX}:messages:${tag(botId)}`,
-  /** Shard channel: `<bot id>:<chat id>` is published when the bot sends a message to a chat. */
-  chatWakeChannel: (botId: string | number) => `${PREFIX}:chat-wake:${tag(botId)}`,
   /** String with TTL: the bot's answerCallbackQuery for a press, as JSON `{text, show_alert, url}`. */
   callbackAnswer: (botId: string | number, queryId: string) => `${PREFIX}:cbq:${tag(botId)}:${queryId}`,
-  /** Shard channel: `<bot id>:<query id>` is published when one of the bot's callback queries is answered. */
-  callbackAnswerChannel: (botId: string | number) => `${PREFIX}:cbq-answered:${tag(botId)}`,
 
   /** Hash: fault id -> fault rule JSON (scripted errors and delays for the bot's next calls). */
   faults: (botId: string | number) => `${PREFIX}:faults:${tag(botId)}`,
@@ -102,8 +102,6 @@ export const keys = {
   preCheckout: (botId: string | number, queryId: string) => `${PREFIX}:pcq:${tag(botId)}:${queryId}`,
   /** Hash per platform idempotency_key of a payment (query id, body fingerprint), with TTL. */
   paymentKey: (botId: string | number, key: string) => `${PREFIX}:pay-key:${tag(botId)}:${key}`,
-  /** Shard channel: `<bot id>:<query id>` is published when one of the bot's pre-checkout queries is answered. */
-  preCheckoutChannel: (botId: string | number) => `${PREFIX}:pcq-answered:${tag(botId)}`,
   /** Hash: charge id -> charge JSON (paid, refunded). */
   charges: (botId: string | number) => `${PREFIX}:charges:${tag(botId)}`,
   /** List of StarTransaction JSON, oldest first. */
@@ -123,11 +121,6 @@ export const keys = {
   /** Hash: user id -> the user's Stars; a user not in it has unlimited Stars. */
   userStars: (botId: string | number) => `${PREFIX}:user-stars:${tag(botId)}`,
 
-  /**
-   * Shard channel (SPUBLISH/SSUBSCRIBE, in the bot's slot): the bot id is published when its log
-   * grows or its poll is terminated. Only the master that owns the bot carries the message.
-   */
-  wakeChannel: (botId: string | number) => `${PREFIX}:wake:${tag(botId)}`,
   /** BullMQ prefix; each delivery queue's name carries its own hash tag. */
   queuePrefix: () => `${PREFIX}:q`,
   /** The name of delivery queue `shard`: every key of that queue shares the tag `{dq-<shard>}`. */

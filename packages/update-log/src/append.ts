@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { requestDrain, type DeliveryQueues } from "./delivery-queue.ts";
-import { keys, chatJson, type Chat } from "@starpost/shared";
+import { channels, chatJson, keys, type Chat } from "@starpost/shared";
 import { updateKind } from "./update-kinds.ts";
 import { logScripts } from "./lua/index.ts";
 
@@ -71,7 +71,7 @@ export const logKeys = (botId: string): [string, string, string, string] => [
 /** The first ARGV of those scripts: the pending cap, the bot's wake shard channel and the bot id. */
 export const logArgs = (botId: string): [number, string, string] => [
   MAX_PENDING_UPDATES,
-  keys.wakeChannel(botId),
+  channels.wake.name(botId),
   botId,
 ];
 

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { keys } from "@starpost/shared";
+import { channels, keys } from "@starpost/shared";
 import { logScripts, type PollOutcome, type PollWaitMode } from "./lua/index.ts";
 
 export interface PollRead {
@@ -38,7 +38,7 @@ export async function pollUpdates(redis: Redis, botId: string, read: PollRead): 
       pollId: read.pollId,
       mode: read.mode,
       ownerTtl: read.ownerTtlMs,
-      wakeChannel: keys.wakeChannel(botId),
+      wakeChannel: channels.wake.name(botId),
       botId,
     },
   );

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Redis } from "ioredis";
-import { encodeWakeMessage, keys, parseWakeMessage, type WakeMessage } from "@starpost/shared";
+import { channels, keys, type WakeMessage } from "@starpost/shared";
 import { createLogger, createRedis } from "@starpost/runtime";
 import { createDeliveryQueue, type DeliveryQueues, pollUpdates } from "@starpost/update-log";
 import { appendUpdate, eventually, startRedis, type RedisServer } from "@starpost/testkit";
@@ -33,24 +33,24 @@ describe("wake messages", () => {
       { kind: "webhook", botId: "42" },
       { kind: "webhook_deleted", botId: "42" },
     ];
-    for (const m of all) expect(parseWakeMessage(encodeWakeMessage(m))).toEqual(m);
-    expect(parseWakeMessage("42 something")).toBeUndefined();
+    for (const m of all) expect(channels.wake.decode(channels.wake.encode(m))).toEqual(m);
+    expect(channels.wake.decode("42 something")).toBeUndefined();
   });
 
   it("TypeScript reads what the Lua scripts write (wake.lua): a newer poll's conflict and a grown log", async () => {
     const botId = "7001";
-    await subscriber.ssubscribe(keys.wakeChannel(botId));
+    await subscriber.ssubscribe(channels.wake.name(botId));
     const claim = (pollId: string) =>
       pollUpdates(redis, botId, { offset: 0, limit: 100, pollId, mode: "claim", ownerTtlMs: 10_000 });
     expect((await claim("r1.1")).outcome).toBe("wait");
     expect((await claim("r1.2")).outcome).toBe("wait");
     await eventually(() => heard.length >= 1, 10_000, "the conflict message");
-    expect(heard.map(parseWakeMessage)).toEqual([{ kind: "conflict", botId, pollId: "r1.1" }]);
+    expect(heard.map((raw) => channels.wake.decode(raw))).toEqual([{ kind: "conflict", botId, pollId: "r1.1" }]);
 
     await redis.hset(keys.bot(botId), "id", botId); // the log takes updates only for a bot that exists
     const callback = { id: "1", from: { id: 5, is_bot: false, first_name: "A" }, chat_instance: "1", data: "x" };
     expect((await appendUpdate({ redis, deliveryQueue }, botId, "callback_query", callback)).outcome).toBe("appended");
     await eventually(() => heard.length >= 2, 10_000, "the grew message");
-    expect(parseWakeMessage(heard[1]!)).toEqual({ kind: "grew", botId });
+    expect(channels.wake.decode(heard[1]!)).toEqual({ kind: "grew", botId });
   });
 });

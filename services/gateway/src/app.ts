@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import { Errors } from "@starpost/shared";
-import { Registry, type Logger } from "@starpost/runtime";
+import { ChannelRouter, Registry, type Logger } from "@starpost/runtime";
 import {
   registerOps,
   createHttpServer,
@@ -56,11 +56,15 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerPlatformApi(app, { services: deps.services, platformToken: deps.platformToken });
   registerConsole(app);
   registerRequestLog(app, deps.redis, deps.logger, registry);
-  const polls = new PollHub({ redis: deps.redis, subscriber: deps.subscriber, logger: deps.logger, registry });
-  await polls.start();
+  const router = new ChannelRouter(deps.subscriber);
+  const polls = new PollHub({ redis: deps.redis, router, logger: deps.logger, registry });
+  polls.start();
   // Before the server stops waiting for requests: held polls are answered with an empty result at
   // once rather than holding shutdown for up to 50 s (nothing is confirmed until the next offset).
-  app.addHook("preClose", () => polls.close());
+  app.addHook("preClose", async () => {
+    await polls.close();
+    await router.close();
+  });
   registerBotApi(app, {
     redis: deps.redis,
     services: deps.services,

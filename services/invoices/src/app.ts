@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { keys } from "@starpost/shared";
-import { Registry, type Logger } from "@starpost/runtime";
+import { channels } from "@starpost/shared";
+import { ChannelRouter, Registry, type Logger } from "@starpost/runtime";
 import { type DeliveryQueues } from "@starpost/update-log";
 import {
   guardInternal,
@@ -24,7 +24,7 @@ export const PRE_CHECKOUT_ANSWER_MS = 10_000;
 
 export interface InvoicesDeps {
   redis: Redis;
-  /** a dedicated connection for pub/sub: wakes payments waiting for their answer (one per process). */
+  /** the process's one subscriber connection, for its channel router (payments, presses and reads waiting for the bot). */
   subscriber: Redis;
   /** BullMQ queue of webhook drain jobs (payment updates go to bots with webhooks too). */
   deliveryQueue: DeliveryQueues;
@@ -44,9 +44,10 @@ export interface InvoicesDeps {
 export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   const app = createHttpServer(deps.logger, { bodyLimit: 2 * 1024 * 1024 });
   const registry = deps.registry ?? new Registry("invoices");
-  const waiters = new AnswerWaiters(deps.subscriber, keys.preCheckoutChannel);
-  const chatWaiters = new AnswerWaiters(deps.subscriber, keys.chatWakeChannel);
-  const callbackWaiters = new AnswerWaiters(deps.subscriber, keys.callbackAnswerChannel);
+  const router = new ChannelRouter(deps.subscriber);
+  const waiters = new AnswerWaiters(router, channels.preCheckoutAnswered);
+  const chatWaiters = new AnswerWaiters(router, channels.chatWrote);
+  const callbackWaiters = new AnswerWaiters(router, channels.callbackAnswered);
   registry.gauge("starpost_payments_waiting", "Payments waiting for the bot's pre-checkout answer", () => waiters.size);
   registry.gauge(
     "starpost_history_reads_waiting",
@@ -79,7 +80,8 @@ export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   registerPlatformRows(app, { ...PAYMENT_ROWS, ...CHAT_ROWS }, { redis: deps.redis, deps: domain, answer });
   // Waiting payments end (as expired), presses and history reads answer, before the server waits for in-flight requests.
   app.addHook("preClose", async () => {
-    await Promise.all([waiters.close(), chatWaiters.close(), callbackWaiters.close()]);
+    for (const w of [waiters, chatWaiters, callbackWaiters]) w.close();
+    await router.close();
   });
   return app;
 }

@@ -2,7 +2,7 @@ import { Worker } from "bullmq";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import { keys } from "@starpost/shared";
-import { OwnEndpoints, Registry, type Logger } from "@starpost/runtime";
+import { ChannelRouter, OwnEndpoints, Registry, type Logger } from "@starpost/runtime";
 import { createDeliveryQueue, requestDrain, type DrainJob } from "@starpost/update-log";
 import { createHttpServer, registerOps, type ServiceClient } from "@starpost/http";
 import { WebhookSender, type SenderOptions } from "./delivery/sender.ts";
@@ -29,7 +29,7 @@ export async function buildOpsApp(deps: WorkerDeps): Promise<FastifyInstance> {
 export interface DeliveryWorkerDeps extends WorkerDeps {
   /** a BullMQ connection (`createRedis({ bullmq: true })`) for the worker and its queue. */
   connection: Redis;
-  /** the process's one subscriber connection: webhook changes pushed to its drains. */
+  /** the process's one subscriber connection, for its channel router: webhook changes pushed to its drains. */
   subscriber: Redis;
   /** runs methods found in webhook answers in their owning services. */
   services: ServiceClient;
@@ -61,7 +61,8 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const replies = replyMethodRunner(deps.services, redis, logger, metrics);
   const stop = new AbortController();
   const followUps = new Set<Promise<void>>();
-  const changes = new WebhookChanges(deps.subscriber, logger);
+  const router = new ChannelRouter(deps.subscriber);
+  const changes = new WebhookChanges(router, logger);
 
   deps.registry.gauge(
     "starpost_webhook_queue_depth",
@@ -147,7 +148,7 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       await Promise.all(workers.map((w) => w.close()));
       await Promise.allSettled([...followUps]);
       await replies.settle();
-      await changes.close();
+      await router.close();
       await queue.close();
       await sender.close();
     },

@@ -1,5 +1,5 @@
 --[[
-  The messages of a bot's wake shard channel, as Lua writes them; packages/shared/src/wake-messages.ts
+  The messages of a bot's wake shard channel, as Lua writes them; `channels.wake` in packages/shared/src/channels.ts
   is the same codec for TypeScript (it reads them all and writes the webhook one): change the two
   together. A line `--!include wake.lua` brings these in.
     wake_grew(channel, bot_id)               "<bot id>": the bot's log grew

@@ -1,12 +1,19 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import { keys, ok, parseWakeMessage, RawJson } from "@starpost/shared";
-import { ShardChannels, type Logger } from "@starpost/runtime";
+import { channels, ok, RawJson, type WakeMessage } from "@starpost/shared";
+import type { ChannelRouter, Listening, Logger, Registry } from "@starpost/runtime";
 import { pollUpdates, releasePoll } from "@starpost/update-log";
 import type { Outcome } from "../outcomes.ts";
 import { spacedConflict, type Conflict } from "./conflicts.ts";
 import { pollingMetrics, type PollingMetrics } from "./metrics.ts";
-import type { PollingDeps } from "./types.ts";
+
+export interface PollHubDeps {
+  redis: Redis;
+  /** the process's channel router: one subscription per bot with waiting polls, never one per poll. */
+  router: ChannelRouter;
+  logger: Logger;
+  registry: Registry;
+}
 
 /** The claim in Redis outlives the poll's own deadline by this much (a stuck process frees it). */
 const CLAIM_MARGIN_MS = 10_000;
@@ -49,53 +56,46 @@ export const updatesResult = (updates: string[]): PollAnswer => ok(new RawJson(`
 
 /**
  * The long polls held by this gateway, on the bot's own connection: a waiting poll costs no
- * forwarded request, no socket to another service and no Redis connection. The process's one
- * subscriber holds one shard subscription per bot with waiting polls (the bot's wake channel) and
- * routes its messages to the local waiters of that bot. Which poll of a bot may wait is decided in
+ * forwarded request, no socket to another service and no Redis connection. The hub listens on the
+ * wake channel of each bot with waiting polls, through the process's channel router, and hands its
+ * messages to the local waiters of that bot. Which poll of a bot may wait is decided in
  * Redis (poll-updates.lua), so conflicts hold across replicas; setWebhook (in the updates service)
  * ends a waiting poll by the message set-webhook.lua publishes on the same channel.
  */
 export class PollHub {
   private readonly redis: Redis;
-  private readonly subscriber: Redis;
+  private readonly router: ChannelRouter;
   private readonly logger: Logger;
   private readonly metrics: PollingMetrics;
-  private readonly byBot = new Map<string, Set<Waiter>>();
+  /** the waiting polls of each bot, and the hub's listener on that bot's wake channel. */
+  private readonly byBot = new Map<string, { waiters: Set<Waiter>; listening: Listening }>();
   private readonly replicaId = randomBytes(6).toString("base64url");
-  private readonly channels: ShardChannels;
   private nextPoll = 0;
   private waiting = 0;
   private started = false;
-  private readonly onReady = () => {
-    // Messages published while the subscriber was reconnecting (or a cluster master failed over)
-    // are lost: every waiter looks again.
-    if (this.started) for (const botId of this.byBot.keys()) this.wake(botId);
-  };
+  private stopLost?: () => void;
 
-  constructor(deps: PollingDeps) {
+  constructor(deps: PollHubDeps) {
     this.redis = deps.redis;
-    this.subscriber = deps.subscriber;
+    this.router = deps.router;
     this.logger = deps.logger.child({ component: "polling" });
     this.metrics = pollingMetrics(deps.registry, () => this.waiting);
-    this.channels = new ShardChannels(this.subscriber, (_channel, message) => this.route(message));
   }
 
-  async start(): Promise<void> {
-    this.subscriber.on("ready", this.onReady);
-    // A cluster node came or went (a failover): shard subscriptions moved, wake-ups may be lost.
-    this.subscriber.on("+node", this.onReady);
-    this.subscriber.on("-node", this.onReady);
+  start(): void {
+    // Messages published while the subscriber was reconnecting (or a cluster master failed over)
+    // are lost: every waiter looks again.
+    this.stopLost = this.router.onMaybeLost(() => {
+      for (const botId of this.byBot.keys()) this.wake(botId);
+    });
     this.started = true;
   }
 
   /** Answers every waiting poll (nothing is confirmed, so nothing is lost) and stops listening. */
   async close(): Promise<void> {
-    this.subscriber.off("ready", this.onReady);
-    this.subscriber.off("+node", this.onReady);
-    this.subscriber.off("-node", this.onReady);
+    this.stopLost?.();
     this.started = false;
-    await this.channels.close();
-    const all = [...this.byBot.values()].flatMap((set) => [...set]);
+    const all = [...this.byBot.values()].flatMap(({ waiters }) => [...waiters]);
     for (const w of all) this.finish(w, updatesResult([]), "shutdown");
     await Promise.all(all.map((w) => releasePoll(this.redis, w.botId, w.id).catch(() => undefined)));
   }
@@ -129,7 +129,7 @@ export class PollHub {
     let first;
     try {
       // Subscribed to the bot's channel before the read, so no wake-up falls between the two.
-      await this.channels.hold(keys.wakeChannel(req.botId));
+      await this.byBot.get(req.botId)!.listening.ready;
       first = await pollUpdates(this.redis, req.botId, {
         offset: req.offset,
         limit: req.limit,
@@ -184,30 +184,35 @@ export class PollHub {
       answer,
       resolve,
     };
-    let set = this.byBot.get(req.botId);
-    if (!set) this.byBot.set(req.botId, (set = new Set()));
-    set.add(w);
+    let bot = this.byBot.get(req.botId);
+    if (!bot) {
+      const botId = req.botId;
+      const listening = this.router.listen(channels.wake, botId, (m) => this.heard(botId, m));
+      listening.ready.catch(() => undefined); // the first read awaits it and answers the failure
+      this.byBot.set(botId, (bot = { waiters: new Set(), listening }));
+    }
+    bot.waiters.add(w);
     this.waiting++;
     return w;
   }
 
   private unregister(w: Waiter): void {
-    const set = this.byBot.get(w.botId);
-    if (!set?.delete(w)) return;
+    const bot = this.byBot.get(w.botId);
+    if (!bot?.waiters.delete(w)) return;
     this.waiting--;
-    if (set.size === 0) this.byBot.delete(w.botId);
-    this.channels.release(keys.wakeChannel(w.botId));
+    if (bot.waiters.size > 0) return;
+    this.byBot.delete(w.botId);
+    bot.listening.stop();
   }
 
   private waitersOf(botId: string): Waiter[] {
-    const set = this.byBot.get(botId);
-    return set ? [...set] : [];
+    const bot = this.byBot.get(botId);
+    return bot ? [...bot.waiters] : [];
   }
 
-  private route(message: string): void {
-    const m = parseWakeMessage(message);
-    if (!m || !this.byBot.has(m.botId)) return;
-    if (m.kind === "grew") return this.wake(m.botId);
+  private heard(botId: string, m: WakeMessage): void {
+    if (m.botId !== botId || !this.byBot.has(botId)) return;
+    if (m.kind === "grew") return this.wake(botId);
     if (m.kind === "webhook_deleted") return;
     for (const w of this.waitersOf(m.botId)) {
       if (m.kind === "webhook") this.terminate(w, { outcome: "set_webhook" });

@@ -1,4 +1,4 @@
-import { keys, RawJson, ok } from "@starpost/shared";
+import { channels, keys, RawJson, ok } from "@starpost/shared";
 import { fill, jsonTemplate } from "../lua/template.ts";
 import { botFrom, type BotRecord } from "@starpost/runtime";
 import type { Outcome } from "../outcomes.ts";
@@ -72,7 +72,7 @@ export async function sendBotMessage(
       replyTo: reply ? reply.message_id : "",
       replyChat: reply?.chat_id ?? "",
       withoutReply: reply?.allow_sending_without_reply ? "1" : "0",
-      wakeChannel: keys.chatWakeChannel(botId),
+      wakeChannel: channels.chatWrote.name(botId),
       botId,
     },
   );

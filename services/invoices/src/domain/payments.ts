@@ -224,16 +224,16 @@ async function payTarget(
   );
   const { outcome } = recorded;
   if (recorded.outcome === "repeat") {
-    d.waiters.wakeLocal(waiting.key);
+    d.waiters.wakeLocal(botId, queryId);
     if (!recorded.sameRequest) return { outcome: "idempotency_key_reused" };
     // The first attempt's query: wait for its answer (or its deadline) like the first attempt.
     queryId = recorded.queryId;
     waiting = await d.waiters.wait(botId, queryId, d.answerTimeoutMs);
     const [state, deadline] = await redis.hmget(keys.preCheckout(botId, queryId), "state", "deadline");
-    if (state !== "pending" || Number(deadline) <= Date.now()) d.waiters.wakeLocal(waiting.key);
+    if (state !== "pending" || Number(deadline) <= Date.now()) d.waiters.wakeLocal(botId, queryId);
   } else {
     // A bot that excluded pre_checkout_query from allowed_updates can never answer: expire now.
-    if (!recorded.appended) d.waiters.wakeLocal(waiting.key);
+    if (!recorded.appended) d.waiters.wakeLocal(botId, queryId);
   }
   await waiting.answered;
 

@@ -14,7 +14,6 @@ import type { InvoiceDomain } from "../domain/deps.ts";
 import type { Outcome } from "../outcomes.ts";
 import { CALLBACK_LIFETIME_MS, type CallbackAnswer } from "./callback-answers.ts";
 import { isBotMessage } from "./edit-message.ts";
-import { waiterKey } from "../domain/answer-waiters.ts";
 import { asUser, privateChatOf } from "../domain/people.ts";
 
 /** The sender of a user-side call: `from`, else a private chat's person. */
@@ -154,7 +153,7 @@ export async function pressButton(
   const outcome = await append(d, botId, "callback_query", payload, chat, user, false);
   if (!outcome) return { outcome: "bot_not_found" };
   // A bot that does not take callback queries can never answer: stop waiting now.
-  if (outcome.outcome === "dropped") d.callbackWaiters.wakeLocal(waiterKey(botId, id));
+  if (outcome.outcome === "dropped") d.callbackWaiters.wakeLocal(botId, id);
   await answered;
   const result: Record<string, unknown> = { ...updateFields(outcome), callback_query_id: id };
   if (waitMs > 0) {

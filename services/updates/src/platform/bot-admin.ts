@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { encodeWakeMessage, botKeys, keys, ok, type FaultBody } from "@starpost/shared";
+import { botKeys, channels, keys, ok, type FaultBody } from "@starpost/shared";
 import { addFault, clearFaults, listFaults, readRequests, REQUEST_LOG_SIZE } from "@starpost/runtime";
 import { type PlatformTable } from "@starpost/http";
 import { updatesScripts } from "../lua/index.ts";
@@ -9,7 +9,7 @@ export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
   const username = await updatesScripts.deleteBot(
     redis,
     { all: botKeys(botId) },
-    { wakeChannel: keys.wakeChannel(botId), message: encodeWakeMessage({ kind: "webhook_deleted", botId }) },
+    { wakeChannel: channels.wake.name(botId), message: channels.wake.encode({ kind: "webhook_deleted", botId }) },
   );
   if (username === undefined) return false;
   // Outside the bot's slot, so after the step: the token already fails, these only free the name.

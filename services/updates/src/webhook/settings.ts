@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { encodeWakeMessage, keys, ok, parseWebhookUrl, resolveWebhookHost, urlHost } from "@starpost/shared";
+import { channels, keys, ok, parseWebhookUrl, resolveWebhookHost, urlHost } from "@starpost/shared";
 import { loadWebhook, webhookFields, type WebhookConfig } from "@starpost/runtime";
 import { requestDrain, saveAllowedUpdates } from "@starpost/update-log";
 import { updatesScripts } from "../lua/index.ts";
@@ -23,8 +23,8 @@ export async function deleteWebhook(
     { webhook: keys.webhook(botId), status: keys.webhookStatus(botId), log: keys.updateLog(botId) },
     {
       drop: dropPendingUpdates ? "1" : "0",
-      wakeChannel: keys.wakeChannel(botId),
-      message: encodeWakeMessage({ kind: "webhook_deleted", botId }),
+      wakeChannel: channels.wake.name(botId),
+      message: channels.wake.encode({ kind: "webhook_deleted", botId }),
     },
   );
   // The registry of webhook bots is global (another slot): updated after the bot's own step. A
@@ -104,8 +104,8 @@ export async function setWebhook(
     {
       drop: p.drop_pending_updates ? "1" : "0",
       allowedMode: p.allowed_updates === undefined ? "keep" : p.allowed_updates === null ? "default" : "set",
-      wakeChannel: keys.wakeChannel(botId),
-      message: encodeWakeMessage({ kind: "webhook", botId }),
+      wakeChannel: channels.wake.name(botId),
+      message: channels.wake.encode({ kind: "webhook", botId }),
       fieldValues: fields.length,
       values: [...fields, ...(p.allowed_updates ?? [])],
     },

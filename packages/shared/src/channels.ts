@@ -1,0 +1,82 @@
+import { perBot } from "./redis-keys.ts";
+
+/**
+ * The shard channels (SPUBLISH/SSUBSCRIBE), each in its bot's slot, so on a Redis Cluster a
+ * message travels only to the master that owns the bot: every channel's name and the codec of its
+ * messages, declared together. Lua writes some of them (named below); change both sides together.
+ * Bot ids, poll ids, chat ids and query ids never contain spaces or colons.
+ */
+export interface Channel<M> {
+  /** the bot's channel. */
+  name(botId: string | number): string;
+  encode(message: M): string;
+  /** undefined for a message this codec does not know. */
+  decode(raw: string): M | undefined;
+}
+
+/**
+ * The wake channel's messages, heard by every process that holds a poll or drains a webhook of the
+ * bot. Lua writes the first two with update-log's wake.lua (appends and getUpdates' claim); the
+ * webhook ones are written by set-webhook.lua, delete-webhook.lua and delete-bot.lua with the text
+ * encoded here (passed in as an argument).
+ *   "<botId>"                    the bot's log grew (wake_grew)
+ *   "<botId> conflict <pollId>"  a newer poll took over; that poll must answer 409 (wake_conflict)
+ *   "<botId> webhook"            setWebhook: every waiting poll of the bot answers 409, a running
+ *                                drain re-reads the webhook
+ *   "<botId> webhook deleted"    deleteWebhook or bot deletion: a running drain re-reads the webhook;
+ *                                polls ignore it
+ */
+export type WakeMessage =
+  | { kind: "grew"; botId: string }
+  | { kind: "conflict"; botId: string; pollId: string }
+  | { kind: "webhook"; botId: string }
+  | { kind: "webhook_deleted"; botId: string };
+
+const CONFLICT = " conflict ";
+const WEBHOOK = " webhook";
+const WEBHOOK_DELETED = " webhook deleted";
+
+const wake: Channel<WakeMessage> = {
+  name: (botId) => perBot("wake", botId),
+  encode(m) {
+    if (m.kind === "grew") return m.botId;
+    if (m.kind === "conflict") return `${m.botId}${CONFLICT}${m.pollId}`;
+    if (m.kind === "webhook") return `${m.botId}${WEBHOOK}`;
+    return `${m.botId}${WEBHOOK_DELETED}`;
+  },
+  decode(raw) {
+    const space = raw.indexOf(" ");
+    if (space < 0) return { kind: "grew", botId: raw };
+    const botId = raw.slice(0, space);
+    const rest = raw.slice(space);
+    if (rest === WEBHOOK) return { kind: "webhook", botId };
+    if (rest === WEBHOOK_DELETED) return { kind: "webhook_deleted", botId };
+    if (raw.startsWith(CONFLICT, space)) return { kind: "conflict", botId, pollId: raw.slice(space + CONFLICT.length) };
+    return undefined;
+  },
+};
+
+/** Something of the bot's, named by `id`, happened: `<bot id>:<id>`. */
+export interface Happened {
+  botId: string;
+  id: string;
+}
+
+const happened = (name: string): Channel<Happened> => ({
+  name: (botId) => perBot(name, botId),
+  encode: ({ botId, id }) => `${botId}:${id}`,
+  decode(raw) {
+    const colon = raw.indexOf(":");
+    return colon < 0 ? undefined : { botId: raw.slice(0, colon), id: raw.slice(colon + 1) };
+  },
+});
+
+export const channels = {
+  wake,
+  /** a pre-checkout query (id) was answered; written by TypeScript. */
+  preCheckoutAnswered: happened("pcq-answered"),
+  /** a callback query (id) was answered; written by TypeScript. */
+  callbackAnswered: happened("cbq-answered"),
+  /** the bot sent a message to a chat (id); written by send-invoice.lua. */
+  chatWrote: happened("chat-wake"),
+} as const;
