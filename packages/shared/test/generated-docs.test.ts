@@ -4,8 +4,10 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { Errors, METHODS, type MethodSpec } from "@starpost/shared";
 import {
+  ARCHITECTURE_DOC,
   ERRORS_DOC,
   METHODS_DOC,
+  packageMap,
   PLATFORM_DOC,
   renderErrorsDoc,
   renderMethodsDoc,
@@ -99,5 +101,41 @@ describe("the platform route table", () => {
   it("is documented: docs/platform-api.md's route table is generated from it and up to date", () => {
     const doc = readFileSync(PLATFORM_DOC, "utf8");
     expect(doc).toBe(renderPlatformDoc(doc));
+  });
+});
+
+describe("docs/architecture.md", () => {
+  it("opens with the package map, generated from the packages: the same rows, each count within a tenth of the code's", () => {
+    const doc = readFileSync(ARCHITECTURE_DOC, "utf8");
+    const shown = [...doc.matchAll(/^\| `([^`]+)` \| (.*) \| ([\d,]+) \|$/gm)].map(([, dir, owns, lines]) => ({
+      dir,
+      owns,
+      lines: Number(lines!.replaceAll(",", "")),
+    }));
+    const actual = packageMap();
+    expect(shown.map(({ dir, owns }) => ({ dir, owns }))).toEqual(actual.map(({ dir, owns }) => ({ dir, owns })));
+    for (const [i, p] of actual.entries())
+      expect(Math.abs(shown[i]!.lines - p.lines), p.dir).toBeLessThanOrEqual(p.lines / 10);
+    expect(doc.indexOf("## Packages and services")).toBeLessThan(doc.indexOf("## Three flows"));
+  });
+
+  it("has three flows, each a chain of file:function hops that exist, with no file visited twice", () => {
+    const doc = readFileSync(ARCHITECTURE_DOC, "utf8");
+    const section = doc.slice(doc.indexOf("## Three flows"), doc.indexOf("\n## ", doc.indexOf("## Three flows") + 1));
+    const flows = section.split("\n### ").slice(1);
+    expect(flows).toHaveLength(3);
+    for (const flow of flows) {
+      const hops = [...flow.matchAll(/^\d+\. `([^`:]+):([\w.]+)`/gm)].map(([, path, name]) => ({
+        path: path!,
+        name: name!,
+      }));
+      expect(hops.length, flow.split("\n")[0]).toBeGreaterThan(8);
+      expect(new Set(hops.map((h) => h.path)).size, flow.split("\n")[0]).toBe(hops.length);
+      for (const { path, name } of hops) {
+        const text = readFileSync(`${root}${path}`, "utf8");
+        for (const part of name.split("."))
+          expect(new RegExp(`\\b${part}\\b`).test(text), `${path}:${name}`).toBe(true);
+      }
+    }
   });
 });

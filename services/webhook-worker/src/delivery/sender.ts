@@ -1,11 +1,13 @@
 import { isIP } from "node:net";
 import {
   emptyParams,
+  ok,
   parseWebhookUrl,
   readFormParams,
   readJsonParams,
   urlHost,
   WebhookTargetError,
+  type Outcome,
   type RawParams,
 } from "@starpost/shared";
 import { Agent, Pool } from "@starpost/http";
@@ -28,9 +30,11 @@ export interface Target {
   secretToken: string;
 }
 
-export type DeliveryResult =
-  | { ok: true; status: number; reply?: RawParams }
-  | { ok: false; error: string; kind: string; retryAfter: number; aborted?: boolean };
+/** A delivery's result: the 2xx status and the reply's parameters, or why it failed. */
+export type DeliveryResult = Outcome<
+  { status: number; reply?: RawParams },
+  { outcome: "failed"; error: string; kind: string; retryAfter: number; aborted?: boolean }
+>;
 
 /** Bodies of 2xx answers are read (for a `method` to run) up to this size. */
 const MAX_REPLY_BYTES = 1024 * 1024;
@@ -113,24 +117,24 @@ export class WebhookSender {
         const length = Number(res.headers["content-length"] ?? 0);
         if (length > MAX_REPLY_BYTES) {
           await res.body.dump();
-          return { ok: true, status: res.statusCode };
+          return ok({ status: res.statusCode });
         }
         const text = await res.body.text();
         const type = res.headers["content-type"];
-        return { ok: true, status: res.statusCode, reply: parseReply(Array.isArray(type) ? type[0] : type, text) };
+        return ok({ status: res.statusCode, reply: parseReply(Array.isArray(type) ? type[0] : type, text) });
       }
       await res.body.dump();
       return {
-        ok: false,
+        outcome: "failed",
         error: wrongResponseText(res.statusCode),
         kind: "http",
         retryAfter: parseRetryAfter(res.headers["retry-after"]),
       };
     } catch (err) {
       if (signal?.aborted)
-        return { ok: false, error: "Request aborted", kind: "aborted", retryAfter: 0, aborted: true };
+        return { outcome: "failed", error: "Request aborted", kind: "aborted", retryAfter: 0, aborted: true };
       const { text, kind } = failureText(err);
-      return { ok: false, error: text, kind, retryAfter: 0 };
+      return { outcome: "failed", error: text, kind, retryAfter: 0 };
     }
   }
 

@@ -205,7 +205,8 @@ export class BotDrain {
 
   private async onResult(entry: LogEntry, result: DeliveryResult, seconds: number): Promise<"done" | "retry" | "keep"> {
     const { metrics, redis } = this.deps;
-    if (result.ok) {
+    if (result.outcome === "ok") {
+      const { reply } = result.result;
       await confirmUpdates(redis, this.botId, [entry.update_id]);
       const hadRetry = this.retries.delete(entry.update_id);
       const firstOk = !this.okSeen;
@@ -213,7 +214,7 @@ export class BotDrain {
       if (hadRetry || firstOk) await recordSuccess(redis, this.botId, hadRetry ? entry.update_id : undefined, firstOk);
       metrics.deliveries.inc({ result: "ok" });
       metrics.latency.observe(seconds);
-      if (result.reply && typeof result.reply.method === "string") this.deps.onReply(this.botId, result.reply);
+      if (reply && typeof reply.method === "string") this.deps.onReply(this.botId, reply);
       return "done";
     }
     if (result.aborted) return "keep";
