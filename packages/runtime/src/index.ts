@@ -4,6 +4,7 @@
  * request log, webhook settings, the processes' own endpoints).
  */
 export * from "./bot-registry.ts";
+export * from "./chat-store.ts";
 export * from "./faults.ts";
 export * from "./logger.ts";
 export * from "./lua/index.ts";
@@ -13,4 +14,5 @@ export * from "./channel-router.ts";
 export * from "./redis.ts";
 export * from "./request-log.ts";
 export * from "./shutdown.ts";
+export * from "./webhook-hosts.ts";
 export * from "./webhook-store.ts";

@@ -1,4 +1,3 @@
-import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 
 /**
@@ -146,40 +145,4 @@ export function parseWebhookUrl(raw: string): URL | undefined {
 /** The host of a parsed URL as an address or a name (IPv6 literals lose their brackets). */
 export function urlHost(url: URL): string {
   return url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
-}
-
-export type ResolveOutcome =
-  { outcome: "ok"; ip: string } | { outcome: "reserved"; ip: string } | { outcome: "unresolved"; message: string };
-
-/**
- * Resolves a webhook host the way the official server picks its address (the first IPv4, else
- * the first IPv6) and checks it against the reserved ranges unless private networks are allowed.
- */
-export async function resolveWebhookHost(host: string, allowPrivate: boolean): Promise<ResolveOutcome> {
-  let ip: string;
-  if (isIP(host)) ip = host;
-  else {
-    try {
-      const all = await lookup(host, { all: true, verbatim: true });
-      const chosen = all.find((a) => a.family === 4) ?? all[0];
-      if (!chosen) return { outcome: "unresolved", message: "Name or service not known" };
-      ip = chosen.address;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      const message = code === "EAI_AGAIN" ? "Temporary failure in name resolution" : "Name or service not known";
-      return { outcome: "unresolved", message };
-    }
-  }
-  if (!allowPrivate && isReservedIp(ip)) return { outcome: "reserved", ip };
-  return { outcome: "ok", ip };
-}
-
-/** A connection refused by the guard; its message is the webhook's last error text. */
-export class WebhookTargetError extends Error {
-  constructor(
-    message: string,
-    readonly code: "WEBHOOK_RESERVED_IP" | "WEBHOOK_UNRESOLVED" | "WEBHOOK_OWN_ENDPOINT",
-  ) {
-    super(message);
-  }
 }

@@ -1,15 +1,6 @@
 import { randomBytes } from "node:crypto";
-import {
-  chatJson,
-  type Chat,
-  findChat,
-  keys,
-  type LinkPaymentBody,
-  type PaymentBody,
-  saveChat,
-  ok,
-} from "@starpost/shared";
-import { getBot } from "@starpost/runtime";
+import { chatJson, type Chat, keys, type LinkPaymentBody, type PaymentBody, ok } from "@starpost/shared";
+import { findChat, saveChat, getBot } from "@starpost/runtime";
 import { appendThenDeliver, kindArgs, logArgs, logKeys, updateKind } from "@starpost/update-log";
 import { crashPoint } from "../crash-point.ts";
 import type { Outcome } from "../outcomes.ts";

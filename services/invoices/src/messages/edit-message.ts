@@ -1,4 +1,5 @@
-import { findChat, keys, RawJson, ok } from "@starpost/shared";
+import { keys, RawJson, ok } from "@starpost/shared";
+import { findChat } from "@starpost/runtime";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import { invoiceScripts } from "../lua/index.ts";
 import type { Outcome } from "../outcomes.ts";

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import {
   chatJson,
-  findChat,
   keys,
   type CallbackQueryBody,
   type Chat,
@@ -9,6 +8,7 @@ import {
   type UserMessageBody,
   ok,
 } from "@starpost/shared";
+import { findChat } from "@starpost/runtime";
 import { appendUpdates, type AppendOutcome } from "@starpost/update-log";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import type { Outcome } from "../outcomes.ts";

@@ -1,11 +1,5 @@
-import {
-  Errors,
-  findChat,
-  isChatId,
-  type CallbackQueryBody,
-  type HistoryQuery,
-  type UserMessageBody,
-} from "@starpost/shared";
+import { Errors, isChatId, type CallbackQueryBody, type HistoryQuery, type UserMessageBody } from "@starpost/shared";
+import { findChat } from "@starpost/runtime";
 import { type PlatformTable } from "@starpost/http";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import { chatHistory } from "../messages/history.ts";

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { Errors, isChatId, ok, saveChat, type ChatBody, type CreateBotBody } from "@starpost/shared";
+import { Errors, isChatId, ok, type ChatBody, type CreateBotBody } from "@starpost/shared";
+import { saveChat } from "@starpost/runtime";
 import { registerPlatformRows, type PlatformTable } from "@starpost/http";
 import { ADMIN_ROWS } from "./bot-admin.ts";
 import { VIEW_ROWS } from "./views.ts";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { channels, keys, ok, parseWebhookUrl, resolveWebhookHost, urlHost } from "@starpost/shared";
-import { loadWebhook, webhookFields, type WebhookConfig } from "@starpost/runtime";
+import { channels, keys, ok, parseWebhookUrl, urlHost } from "@starpost/shared";
+import { loadWebhook, resolveWebhookHost, webhookFields, type WebhookConfig } from "@starpost/runtime";
 import { requestDrain, saveAllowedUpdates } from "@starpost/update-log";
 import { updatesScripts } from "../lua/index.ts";
 import type { Outcome } from "../outcomes.ts";

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from "node:http";
-import { WebhookTargetError } from "@starpost/shared";
+import { WebhookTargetError } from "./target-guard.ts";
 
 /** `last_error_message` for an answer that is not a 2xx, e.g. "Wrong response from the webhook: 502 Bad Gateway". */
 export function wrongResponseText(status: number): string {

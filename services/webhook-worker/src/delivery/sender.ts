@@ -6,14 +6,13 @@ import {
   readFormParams,
   readJsonParams,
   urlHost,
-  WebhookTargetError,
   type Outcome,
   type RawParams,
 } from "@starpost/shared";
 import { Agent, Pool } from "@starpost/http";
 import { parseRetryAfter } from "./backoff.ts";
 import { failureText, wrongResponseText } from "./error-text.ts";
-import type { TargetGuard } from "./target-guard.ts";
+import { WebhookTargetError, type TargetGuard } from "./target-guard.ts";
 
 export interface SenderOptions {
   /** refuses reserved addresses unless private networks are allowed. */

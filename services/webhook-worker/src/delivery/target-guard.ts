@@ -1,6 +1,15 @@
 import { isIP } from "node:net";
-import { resolveWebhookHost, WebhookTargetError } from "@starpost/shared";
-import { type OwnEndpoints } from "@starpost/runtime";
+import { resolveWebhookHost, type OwnEndpoints } from "@starpost/runtime";
+
+/** A connection refused by the guard; its message is the webhook's last error text. */
+export class WebhookTargetError extends Error {
+  constructor(
+    message: string,
+    readonly code: "WEBHOOK_RESERVED_IP" | "WEBHOOK_UNRESOLVED" | "WEBHOOK_OWN_ENDPOINT",
+  ) {
+    super(message);
+  }
+}
 
 type LookupCallback = (
   err: Error | null,
