@@ -64,6 +64,12 @@ export const keys = {
   webhookStatus: (botId: string | number) => `${PREFIX}:webhook-status:${tag(botId)}`,
   /** Set of bot ids that have a webhook (scanned by the workers' reconciler), one per shard. */
   webhookBots: (shard: number) => `${PREFIX}:webhook-bots:{wb-${shard}}`,
+  /**
+   * String counter: raised by every process that schedules drains when it starts (one that died
+   * may have left a step without its drain job); each webhook worker sweeps every webhook bot
+   * once when it sees it change.
+   */
+  sweepEpoch: () => `${PREFIX}:sweep-epoch`,
   /** The webhookBots shard that holds this bot. */
   webhookBotsOf: (botId: string | number) => keys.webhookBots(shardOf(botId, WEBHOOK_BOT_SHARDS)),
   /** String with a 1 s TTL: setWebhook with a URL at most once a second per bot. */

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { requestDrain, type DeliveryQueues } from "./delivery-queue.ts";
+import type { DeliveryQueues } from "./delivery-queue.ts";
 import { channels, chatJson, keys, type Chat } from "@starpost/shared";
 import { updateKind } from "./update-kinds.ts";
 import { logScripts } from "./lua/index.ts";
@@ -21,8 +21,9 @@ export interface UpdateSink {
 /**
  * The one way to tell a bot something: runs `step`, a Lua script that appends through
  * update-log.lua, then schedules the bot's webhook delivery when the script's pending signal
- * (log_close's value, picked out of the reply by `pending`) says so. If this process dies in
- * between, the workers' reconciler schedules it.
+ * (log_close's value, picked out of the reply by `pending`) says so. A request Redis refuses is
+ * tried again by this process (DeliveryQueues.request); if this process dies in between, its
+ * restart makes the workers sweep.
  */
 export async function appendThenDeliver<R>(
   sink: UpdateSink,
@@ -31,7 +32,7 @@ export async function appendThenDeliver<R>(
   pending: (reply: R) => boolean,
 ): Promise<R> {
   const reply = await step(sink.redis);
-  await requestDrain(sink.deliveryQueue, botId, { cause: "appended", pending: pending(reply) });
+  await sink.deliveryQueue.request(botId, { cause: "appended", pending: pending(reply) });
   return reply;
 }
 

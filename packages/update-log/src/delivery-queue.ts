@@ -17,15 +17,81 @@ export interface DrainJob {
 
 export const drainJobId = (botId: string) => `bot-${botId}`;
 
+/** A drain request Redis refused is tried again after this long, doubling up to the maximum. */
+const RETRY_MIN_MS = 500;
+const RETRY_MAX_MS = 30_000;
+/** This process keeps at most this many refused requests; past it, the workers sweep instead. */
+export const MAX_DIRTY_BOTS = 10_000;
+
 export class DeliveryQueues {
   /** queue `i` holds the bots whose shard is `i`. */
   readonly all: Queue<DrainJob>[];
+  /** this process's dirty set: bots whose drain request Redis refused, with the request. */
+  private readonly dirty = new Map<string, DrainCause>();
+  /** a sweep of every webhook bot is to be asked of the workers (keys.sweepEpoch). */
+  private sweepWanted = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryMs = RETRY_MIN_MS;
 
-  constructor(connection: Redis) {
+  constructor(
+    private readonly connection: Redis,
+    private readonly onRefused: (botId: string, err: Error) => void = () => undefined,
+  ) {
     this.all = Array.from(
       { length: DELIVERY_SHARDS },
       (_, i) => new Queue<DrainJob>(keys.deliveryQueue(i), { connection, prefix: keys.queuePrefix() }),
     );
+  }
+
+  /**
+   * requestDrain for a step that has been applied: it never fails its caller. A request Redis
+   * refuses is kept in this process's dirty set and tried again, with a growing delay, until it
+   * goes through; past MAX_DIRTY_BOTS the set asks every worker for a sweep instead. If this
+   * process dies first, its restart asks for that sweep (`askSweep`).
+   */
+  async request(botId: string, why: DrainCause): Promise<void> {
+    try {
+      await requestDrain(this, botId, why);
+    } catch (err) {
+      this.onRefused(botId, err as Error);
+      if (this.dirty.size < MAX_DIRTY_BOTS) this.dirty.set(botId, why);
+      else this.sweepWanted = true;
+      this.retryTimer ??= setTimeout(() => void this.retry(), this.retryMs);
+    }
+  }
+
+  /**
+   * Asks every worker to sweep every webhook bot once (a process that schedules drains has
+   * started: one before it may have died between a step and its request), now and, while Redis
+   * refuses, until it takes it.
+   */
+  askSweep(): void {
+    this.sweepWanted = true;
+    this.retryTimer ??= setTimeout(() => void this.retry(), 0);
+  }
+
+  private async retry(): Promise<void> {
+    for (const [botId, why] of [...this.dirty]) {
+      try {
+        await requestDrain(this, botId, why);
+        this.dirty.delete(botId);
+      } catch {
+        break; // Redis still refuses: wait longer
+      }
+    }
+    if (this.dirty.size === 0 && this.sweepWanted) {
+      this.sweepWanted = !(await this.connection.incr(keys.sweepEpoch()).then(
+        () => true,
+        () => false,
+      ));
+    }
+    this.retryTimer = undefined;
+    if (this.dirty.size === 0 && !this.sweepWanted) {
+      this.retryMs = RETRY_MIN_MS;
+      return;
+    }
+    this.retryMs = Math.min(this.retryMs * 2, RETRY_MAX_MS);
+    this.retryTimer = setTimeout(() => void this.retry(), this.retryMs);
   }
 
   forBot(botId: string): Queue<DrainJob> {
@@ -42,12 +108,17 @@ export class DeliveryQueues {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.retryTimer);
     await Promise.all(this.all.map((q) => q.close()));
   }
 }
 
-export function createDeliveryQueue(connection: Redis): DeliveryQueues {
-  return new DeliveryQueues(connection);
+/** `onRefused` hears each drain request Redis refused (kept and tried again). */
+export function createDeliveryQueue(
+  connection: Redis,
+  onRefused?: (botId: string, err: Error) => void,
+): DeliveryQueues {
+  return new DeliveryQueues(connection, onRefused);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { channels, keys } from "@starpost/shared";
-import { logScripts, type PollOutcome, type PollWaitMode } from "./lua/index.ts";
+import { logScripts, type AllowedMode, type PollOutcome, type PollWaitMode } from "./lua/index.ts";
 
 export interface PollRead {
   offset: number;
@@ -14,12 +14,15 @@ export interface PollRead {
   mode: PollWaitMode;
   /** how long the claim lives in Redis, ms (the poll's remaining wait plus a margin). */
   ownerTtlMs: number;
+  /** getUpdates' allowed_updates: kinds, `null` for the default, `undefined` to leave the setting. */
+  allowed?: string[] | null;
   now?: number;
 }
 
 /**
  * getUpdates' read in one round trip: refuses while a webhook is set, confirms below `offset`
- * (negative: keeps the newest |offset|), deletes expired updates, returns up to `limit`; with
+ * (negative: keeps the newest |offset|), deletes expired updates, returns up to `limit`; stores
+ * `allowed` unless refused for a webhook (an unchanged setting is not written again); with
  * nothing ready it claims (or re-arms) the bot's waiting-poll slot.
  */
 export async function pollUpdates(redis: Redis, botId: string, read: PollRead): Promise<PollOutcome> {
@@ -30,6 +33,7 @@ export async function pollUpdates(redis: Redis, botId: string, read: PollRead): 
       counter: keys.updateSeq(botId),
       webhook: keys.webhook(botId),
       owner: keys.pollOwner(botId),
+      allowed: keys.allowedUpdates(botId),
     },
     {
       offset: read.offset,
@@ -40,9 +44,15 @@ export async function pollUpdates(redis: Redis, botId: string, read: PollRead): 
       ownerTtl: read.ownerTtlMs,
       wakeChannel: channels.wake.name(botId),
       botId,
+      allowedMode: allowedMode(read.allowed),
+      kinds: read.allowed ?? [],
     },
   );
 }
+
+/** How a step treats allowed_updates given as kinds, `null` (the default) or `undefined` (leave it). */
+export const allowedMode = (allowed: string[] | null | undefined): AllowedMode =>
+  allowed === undefined ? "keep" : allowed === null ? "default" : "set";
 
 /** Ends a waiting poll's claim on its bot unless another poll took it over. */
 export async function releasePoll(redis: Redis, botId: string, pollId: string): Promise<void> {

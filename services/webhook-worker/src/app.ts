@@ -1,9 +1,9 @@
-import { Worker } from "bullmq";
+import { DelayedError, Worker, type Job } from "bullmq";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import { keys } from "@starpost/shared";
 import { ChannelRouter, OwnEndpoints, Registry, type Logger } from "@starpost/runtime";
-import { createDeliveryQueue, requestDrain, type DrainJob } from "@starpost/update-log";
+import { createDeliveryQueue, type DrainJob } from "@starpost/update-log";
 import { createHttpServer, registerOps, type ServiceClient } from "@starpost/http";
 import { WebhookSender, type SenderOptions } from "./delivery/sender.ts";
 import { TargetGuard } from "./delivery/target-guard.ts";
@@ -53,7 +53,9 @@ export interface DeliveryWorker {
 export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const { redis, logger } = deps;
   const metrics = workerMetrics(deps.registry);
-  const queue = createDeliveryQueue(deps.connection);
+  const queue = createDeliveryQueue(deps.connection, (botId, err) =>
+    logger.warn({ botId, err: { message: err.message } }, "could not schedule a drain; trying again"),
+  );
   const sender = new WebhookSender(
     deps.sender,
     new TargetGuard(deps.sender.allowPrivateNetworks, new OwnEndpoints(deps.redis)),
@@ -86,25 +88,33 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     recheckMs: deps.reconcileMs,
   };
 
+  /**
+   * Runs the bot's drain. A drain that ends waiting for a retry puts its own job back as delayed
+   * until then: a failing bot costs one timer, the same job, not a new job per attempt.
+   */
+  const drain = async (job: Job<DrainJob, DrainOutcome>, token: string | undefined): Promise<DrainOutcome> => {
+    const outcome = await new BotDrain(drainDeps, job.data.botId).run(stop.signal);
+    if (outcome.reason !== "backoff" || token === undefined) return outcome;
+    metrics.drains.inc({ reason: outcome.reason });
+    await job.moveToDelayed(outcome.retryAt, token);
+    throw new DelayedError();
+  };
+
   // One BullMQ worker per delivery queue shard: this process drains bots of every shard, its
   // concurrency split evenly between them.
   const perShard = Math.max(1, Math.ceil(deps.concurrency / queue.all.length));
   const workers = queue.all.map(
     (q) =>
-      new Worker<DrainJob, DrainOutcome>(
-        q.name,
-        async (job) => new BotDrain(drainDeps, job.data.botId).run(stop.signal),
-        {
-          connection: deps.connection,
-          prefix: keys.queuePrefix(),
-          concurrency: perShard,
-          lockDuration: deps.lockDurationMs,
-          stalledInterval: deps.stalledIntervalMs,
-          // A stalled drain (its worker died) is always run again, never failed.
-          maxStalledCount: Number.MAX_SAFE_INTEGER,
-          autorun: false,
-        },
-      ),
+      new Worker<DrainJob, DrainOutcome>(q.name, (job, token) => drain(job, token), {
+        connection: deps.connection,
+        prefix: keys.queuePrefix(),
+        concurrency: perShard,
+        lockDuration: deps.lockDurationMs,
+        stalledInterval: deps.stalledIntervalMs,
+        // A stalled drain (its worker died) is always run again, never failed.
+        maxStalledCount: Number.MAX_SAFE_INTEGER,
+        autorun: false,
+      }),
   );
 
   /**
@@ -114,11 +124,7 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    */
   const follow = (botId: string, outcome: DrainOutcome) => {
     const retryAt = outcome.reason === "backoff" ? outcome.retryAt : undefined;
-    const p = requestDrain(queue, botId, { cause: "recheck", redis, retryAt }).then(
-      () => undefined,
-      (err: Error) =>
-        logger.warn({ botId, err: { message: err.message } }, "could not schedule the next drain; the reconciler will"),
-    );
+    const p = queue.request(botId, { cause: "recheck", redis, retryAt });
     followUps.add(p);
     void p.finally(() => followUps.delete(p));
   };

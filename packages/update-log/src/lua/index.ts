@@ -5,6 +5,9 @@ const { one, run, rest } = luaSlot;
 /** How a getUpdates read treats the bot's one waiting poll (see poll-updates.lua). */
 export type PollWaitMode = "none" | "claim" | "rearm";
 
+/** How a step treats the bot's allowed_updates (allowed-updates.lua): leave it, restore the default, or set kinds. */
+export type AllowedMode = "keep" | "default" | "set";
+
 /** What poll-updates.lua answers. */
 export type PollOutcome =
   | { outcome: "webhook" }
@@ -45,7 +48,7 @@ export const logScripts = {
     reply: (r: (number | string)[]) => (r[0] === -1 ? undefined : { webhook: r[0] === 1, results: r.slice(1) }),
   }),
   pollUpdates: script("poll-updates.lua", {
-    keys: { stream: one(), counter: one(), webhook: one(), owner: one() },
+    keys: { stream: one(), counter: one(), webhook: one(), owner: one(), allowed: one() },
     args: {
       offset: one<number>(),
       limit: one<number>(),
@@ -55,6 +58,8 @@ export const logScripts = {
       ownerTtl: one<number>(),
       wakeChannel: one(),
       botId: one(),
+      allowedMode: one<AllowedMode>(),
+      kinds: rest(),
     },
     reply: ([head, ...updates]: string[]): PollOutcome =>
       head === "ok" ? { outcome: "updates", updates } : { outcome: head as "webhook" | "wait" | "gone" },

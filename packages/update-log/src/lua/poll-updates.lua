@@ -1,20 +1,25 @@
 --[[
-  getUpdates' read, one round trip: refuses while a webhook is set, confirms below the offset,
+  getUpdates' read, one round trip: refuses while a webhook is set, stores allowed_updates when
+  the call gives it (as the official server: only when not refused), confirms below the offset,
   drops expired updates, returns up to limit; when nothing is ready and the caller will wait, it
   makes the caller the bot's one waiting poll and tells the previous one (on any replica) to go.
   KEYS[1] stream: update log stream        KEYS[2] counter: update_id counter
   KEYS[3] webhook: webhook hash             KEYS[4] owner: poll owner string
+  KEYS[5] allowed: allowed_updates set
   ARGV[1] offset: 0: from the oldest; > 0: confirm every id below it; < 0: keep the newest |offset|
   ARGV[2] limit: 1..100            ARGV[3] now: Unix ms
   ARGV[4] pollId: poll id          ARGV[5] mode: wait mode, "none", "claim" (a new poll) or "rearm" (a woken one)
                                    (a woken one with updates keeps its claim for the caller to release)
   ARGV[6] ownerTtl: owner TTL, ms  ARGV[7] wakeChannel: wake shard channel   ARGV[8] botId: bot id
+  ARGV[9] allowedMode: "keep", "default" or "set"   ARGV[10..] kinds: the allowed kinds (for "set")
   Returns { "webhook" } | { "ok", update JSON... } | { "wait" } | { "gone" } (rearm, no longer the owner).
 ]]
 --!include wake.lua
 --!include log-entry.lua
+--!include allowed-updates.lua
 
 if redis.call("EXISTS", KEYS[3]) == 1 then return { "webhook" } end
+allowed_store(KEYS[5], ARGV[9], { unpack(ARGV, 10) })
 local offset = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])

@@ -11,8 +11,8 @@
          the chat's next one and puts it in front of the payload's keys
     log_close(log) -> 1 when something was appended and the bot has a webhook (the pending signal:
       the caller's appendThenDeliver schedules the bot's drain job, and the workers' reconciler
-      does if the caller dies first), else 0; wakes the bot's waiting poll once when something
-      was appended and no webhook is set.
+      does if the caller dies first), else 0; when something was appended, publishes the bot id
+      once on its wake channel, which wakes a waiting poll or the running drain of the bot.
   The entry's fields are log-entry.lua's (included here).
 ]]
 --!include wake.lua
@@ -51,7 +51,7 @@ end
 
 local function log_close(log)
   if not log.appended then return 0 end
-  if log.webhook == 0 then wake_grew(log.channel, log.bot) end
+  wake_grew(log.channel, log.bot)
   return log.webhook
 end
 

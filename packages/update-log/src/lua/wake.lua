@@ -2,7 +2,8 @@
   The messages of a bot's wake shard channel, as Lua writes them; `channels.wake` in packages/shared/src/channels.ts
   is the same codec for TypeScript (it reads them all and writes the webhook one): change the two
   together. A line `--!include wake.lua` brings these in.
-    wake_grew(channel, bot_id)               "<bot id>": the bot's log grew
+    wake_grew(channel, bot_id)               "<bot id>": the bot's log grew (a waiting poll reads,
+                                             a running drain reads)
     wake_conflict(channel, bot_id, poll_id)  "<bot id> conflict <poll id>": a newer poll took over,
                                              that poll answers 409
   Bot ids and poll ids never contain spaces.

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { pollUpdates, saveAllowedUpdates } from "@starpost/update-log";
+import { pollUpdates } from "@starpost/update-log";
 import { type MethodContext } from "@starpost/http";
 import type { GetUpdatesParams } from "../params/get-updates.ts";
 import { updatesResult, type PollHub, type PollAnswer } from "./poll-hub.ts";
@@ -16,18 +16,14 @@ export async function getUpdates(
 ): Promise<PollAnswer> {
   const { botId, params } = ctx;
   const { offset, limit, timeout, allowed_updates: allowed } = params;
-  // As the official server: the setting changes only when the call is not refused for a
-  // webhook, and before anything waits, so updates created from now on are filtered by it.
-  const saveAllowed = allowed === undefined ? undefined : () => saveAllowedUpdates(redis, botId, allowed);
-
+  // As the official server, allowed_updates changes in the read's own step, only when the call is
+  // not refused for a webhook and before anything waits: updates created from then on follow it.
   // Only a held poll reads ctx.signal: the signal (and its listener) is made on first read.
-  if (timeout > 0)
-    return hub.wait({ botId, offset, limit, timeoutMs: timeout * 1000, signal: ctx.signal, beforeWait: saveAllowed });
+  if (timeout > 0) return hub.wait({ botId, offset, limit, timeoutMs: timeout * 1000, signal: ctx.signal, allowed });
 
   // Timeout 0 never waits, so it never disturbs a waiting poll of the same bot.
-  const read = await pollUpdates(redis, botId, { offset, limit, pollId: "", mode: "none", ownerTtlMs: 0 });
+  const read = await pollUpdates(redis, botId, { offset, limit, pollId: "", mode: "none", ownerTtlMs: 0, allowed });
   if (read.outcome === "webhook") return hub.conflict(botId, { outcome: "webhook_active" });
-  await saveAllowed?.();
   hub.answeredAtOnce();
   return updatesResult(read.outcome === "updates" ? read.updates : []);
 }

@@ -45,8 +45,8 @@ export interface WaitRequest {
   limit: number;
   timeoutMs: number;
   signal: AbortSignal;
-  /** runs after the first read found no webhook, before the poll starts waiting (saves allowed_updates). */
-  beforeWait?: () => Promise<void>;
+  /** allowed_updates, stored by the first read's step (see PollRead). */
+  allowed?: string[] | null;
 }
 
 /** What getUpdates answers: the updates (as their JSON), a 409, or a failed read. */
@@ -136,12 +136,12 @@ export class PollHub {
         pollId: w.id,
         mode: "claim",
         ownerTtlMs: req.timeoutMs + CLAIM_MARGIN_MS,
+        allowed: req.allowed,
       });
       if (first.outcome === "webhook") {
         this.unregister(w);
         return this.conflict(req.botId, { outcome: "webhook_active" });
       }
-      await req.beforeWait?.();
     } catch (err) {
       this.unregister(w);
       throw err;

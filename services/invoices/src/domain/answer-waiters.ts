@@ -1,4 +1,3 @@
-import type { Redis } from "ioredis";
 import type { Channel, Happened } from "@starpost/shared";
 import type { ChannelRouter, Listening } from "@starpost/runtime";
 
@@ -6,7 +5,7 @@ import type { ChannelRouter, Listening } from "@starpost/runtime";
  * Calls waiting for something the bot does — a payment for its pre-checkout answer, a button
  * press for its callback answer, a history read for the bot's next message — each on one of the
  * contract's `Happened` channels of the bot, through the process's channel router: the bot's call
- * may land on any replica, which publishes `<bot id>:<id>`. Waiting costs a timer and a listener,
+ * may land on any replica, whose Lua step publishes `<bot id>:<id>`. Waiting costs a timer and a listener,
  * never a Redis connection. A lost wake-up only delays the caller to the timeout, where the state
  * in Redis still tells the answer. Several callers may wait on one id (a payment and its
  * idempotent repeats, held reads).
@@ -56,12 +55,6 @@ export class AnswerWaiters {
   /** Wakes the waiters of `id` in this process only. */
   wakeLocal(botId: string, id: string): void {
     this.router.local(this.channel, botId, { botId, id });
-  }
-
-  /** Wakes the waiters of `id` wherever they are: here at once, on other replicas through the bot's channel. */
-  async wake(publisher: Redis, botId: string, id: string): Promise<void> {
-    this.wakeLocal(botId, id);
-    await publisher.spublish(this.channel.name(botId), this.channel.encode({ botId, id }));
   }
 
   /** Ends every waiting call as answered (the state in Redis tells the caller what happened). */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chatJson, type Chat, keys, type LinkPaymentBody, type PaymentBody, ok } from "@starpost/shared";
+import { channels, chatJson, type Chat, keys, type LinkPaymentBody, type PaymentBody, ok } from "@starpost/shared";
 import { findChat, saveChat, getBot } from "@starpost/runtime";
 import { appendThenDeliver, kindArgs, logArgs, logKeys, updateKind } from "@starpost/update-log";
 import { crashPoint } from "../crash-point.ts";
@@ -245,16 +245,15 @@ async function payTarget(
 }
 
 /**
- * answerPreCheckoutQuery: once per query, within the deadline, on any replica. The money and the
- * successful_payment message move in one Lua step; what follows (the drain job, the payer's
- * wake-up) is resumed by the reconciler and the payer's own deadline if this process dies.
+ * answerPreCheckoutQuery: once per query, within the deadline, on any replica. The money, the
+ * successful_payment message and the message that wakes the waiting payment move in one Lua step;
+ * the drain job that follows is resumed by the reconciler if this process dies.
  */
 export async function answerPreCheckoutQuery(
   d: InvoiceDomain,
   botId: string,
   p: AnswerPreCheckoutQueryParams,
 ): Promise<Outcome<true, { outcome: "pre_checkout_query_invalid" }>> {
-  const { redis } = d;
   const queryId = p.pre_checkout_query_id;
   // Ids are ours (digits only); anything else cannot name a query and must not shape a key.
   if (!/^\d{1,20}$/.test(queryId)) return { outcome: "pre_checkout_query_invalid" };
@@ -280,6 +279,8 @@ export async function answerPreCheckoutQuery(
           ok: p.ok ? "1" : "0",
           errorMessage: p.error_message ?? "",
           ...paymentJson.paid,
+          answered: channels.preCheckoutAnswered.name(botId),
+          announce: channels.preCheckoutAnswered.encode({ botId, id: queryId }),
         },
       );
       crashPoint("answer-pre-checkout:after-script");
@@ -288,6 +289,6 @@ export async function answerPreCheckoutQuery(
     (reply) => reply.answer === "paid" && reply.webhook,
   );
   if (answer === "invalid") return { outcome: "pre_checkout_query_invalid" };
-  await d.waiters.wake(redis, botId, queryId);
+  d.waiters.wakeLocal(botId, queryId); // at once here; other replicas hear the step's message
   return ok(true);
 }

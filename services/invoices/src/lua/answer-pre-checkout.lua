@@ -5,7 +5,8 @@
   successful_payment message is appended to the bot's log (update-log.lua), so the money and the
   update that tells the bot exist together or not at all. A payer short of Stars, or already
   subscribed from the link, fails the payment instead. A second answer, on any replica, finds the
-  query no longer pending and changes nothing. The caller wakes the waiting payment afterwards.
+  query no longer pending and changes nothing. An answer that changed the query publishes it on
+  the bot's pre-checkout answer channel in the same step, which wakes the waiting payment.
   Dates are the bot's clock (real time + KEYS[15]); the answer deadline and update lifetimes are real time.
   KEYS[1..4] log: the log's keys    KEYS[5] query: pre-checkout query hash    KEYS[6] charges: charges hash
   KEYS[7] ledger: ledger list        KEYS[8] balance: balance        KEYS[9] messageSeq: message_id counters hash
@@ -18,6 +19,7 @@
   ARGV[9] message: the successful_payment Message    ARGV[10] payment: successful_payment, one-time
   ARGV[11] subscribed: successful_payment, a subscription's first    ARGV[12] transaction: the StarTransaction
   (templates of payment-json.ts, filled in by fill.lua)
+  ARGV[13] answered: the bot's pre-checkout answer channel    ARGV[14] announce: the message naming this query
   Returns { "invalid" }, { "declined" }, { "failed" } or { "paid", webhook (0/1) }.
 ]]
 --!include update-log.lua
@@ -30,6 +32,7 @@ if now > tonumber(q[2]) then return { "invalid" } end
 
 if ARGV[7] ~= "1" then
   redis.call("HSET", KEYS[5], "state", "declined", "error_message", ARGV[8])
+  redis.call("SPUBLISH", ARGV[13], ARGV[14])
   return { "declined" }
 end
 -- A query recorded before its subscription parts were stored with it: its ledger entry and payment as stored.
@@ -47,6 +50,7 @@ if stars and tonumber(stars) < amount then why = "the user does not have enough 
 if period > 0 and redis.call("HEXISTS", KEYS[13], subscriber) == 1 then why = "the user already has a subscription from this link" end
 if why then
   redis.call("HSET", KEYS[5], "state", "failed", "error_message", why)
+  redis.call("SPUBLISH", ARGV[13], ARGV[14])
   return { "failed" }
 end
 
@@ -78,4 +82,6 @@ local message_id, message = values.message_id, fill(ARGV[9], values)
 history_record(KEYS[9], KEYS[10], q[4], message_id, message)
 local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, ARGV[1], ARGV[2], ARGV[3])
 log_append(log, ARGV[4], ARGV[5], q[11], now + tonumber(ARGV[6]), message)
-return { "paid", log_close(log) }
+local pending = log_close(log)
+redis.call("SPUBLISH", ARGV[13], ARGV[14])
+return { "paid", pending }

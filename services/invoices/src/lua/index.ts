@@ -81,12 +81,20 @@ export const invoiceScripts = {
       payment: one(),
       subscribed: one(),
       transaction: one(),
+      answered: one(),
+      announce: one(),
     },
     /** `webhook`: a paid update went to a webhook bot's log (its drain is due). */
     reply: ([answer, webhook]: [string, number?]) => ({
       answer: answer as "invalid" | "declined" | "failed" | "paid",
       webhook: webhook === 1,
     }),
+  }),
+  answerCallback: script("answer-callback.lua", {
+    keys: { answer: one() },
+    args: { json: one(), lifetime: one<number>(), answered: one(), announce: one() },
+    /** true when the press was live and its answer was kept. */
+    reply: (kept: number) => kept === 1,
   }),
   settlePreCheckout: script("settle-pre-checkout.lua", {
     keys: { query: one() },

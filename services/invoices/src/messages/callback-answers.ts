@@ -1,4 +1,5 @@
-import { keys, ok } from "@starpost/shared";
+import { channels, keys, ok } from "@starpost/shared";
+import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import type { Outcome } from "../outcomes.ts";
 import type { AnswerCallbackQueryParams } from "../params/callbacks.ts";
@@ -14,7 +15,8 @@ export interface CallbackAnswer {
 
 /**
  * answerCallbackQuery: true for any id, as before (presses pushed as raw updates have no answer
- * slot). For a press made through the platform API the answer is kept and its waiter woken.
+ * slot). For a press made through the platform API the answer is kept and its waiter woken, in
+ * one step.
  */
 export async function answerCallbackQuery(
   d: InvoiceDomain,
@@ -25,13 +27,16 @@ export async function answerCallbackQuery(
   // Ids are ours (digits only); anything else cannot name a press and must not shape a key.
   if (!/^\d{1,20}$/.test(id)) return ok(true);
   const answer: CallbackAnswer = { text: p.text, show_alert: p.show_alert, url: p.url };
-  const stored = await d.redis.set(
-    keys.callbackAnswer(botId, id),
-    JSON.stringify(answer),
-    "PX",
-    CALLBACK_LIFETIME_MS,
-    "XX",
+  const kept = await invoiceScripts.answerCallback(
+    d.redis,
+    { answer: keys.callbackAnswer(botId, id) },
+    {
+      json: JSON.stringify(answer),
+      lifetime: CALLBACK_LIFETIME_MS,
+      answered: channels.callbackAnswered.name(botId),
+      announce: channels.callbackAnswered.encode({ botId, id }),
+    },
   );
-  if (stored === "OK") await d.callbackWaiters.wake(d.redis, botId, id);
+  if (kept) d.callbackWaiters.wakeLocal(botId, id); // at once here; other replicas hear the step's message
   return ok(true);
 }

@@ -1,8 +1,9 @@
 import { luaSlot, scriptsIn, type LuaValue } from "@starpost/runtime";
+import { UPDATE_LOG_LUA } from "@starpost/update-log";
 
 const { one, rest } = luaSlot;
 
-const script = scriptsIn(import.meta.url);
+const script = scriptsIn(import.meta.url, [UPDATE_LOG_LUA]);
 
 const flag = () => one<"0" | "1">();
 const done = (n: number) => n === 1;

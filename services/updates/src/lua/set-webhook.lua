@@ -13,10 +13,10 @@
   ARGV[6..] values: those N, then the allowed kinds
   Returns the number of pending updates.
 ]]
+--!include allowed-updates.lua
 if ARGV[1] == "1" then redis.call("DEL", KEYS[4]) end
 local n = tonumber(ARGV[5])
-if ARGV[2] ~= "keep" then redis.call("DEL", KEYS[3]) end
-if ARGV[2] == "set" then redis.call("SADD", KEYS[3], unpack(ARGV, 6 + n)) end
+allowed_store(KEYS[3], ARGV[2], { unpack(ARGV, 6 + n) })
 redis.call("DEL", KEYS[1], KEYS[2], KEYS[5])
 redis.call("HSET", KEYS[1], unpack(ARGV, 6, 5 + n))
 redis.call("SPUBLISH", ARGV[3], ARGV[4])

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { channels, keys, ok, parseWebhookUrl, urlHost } from "@starpost/shared";
 import { loadWebhook, resolveWebhookHost, webhookFields, type WebhookConfig } from "@starpost/runtime";
-import { requestDrain, saveAllowedUpdates } from "@starpost/update-log";
+import { saveAllowedUpdates } from "@starpost/update-log";
 import { updatesScripts } from "../lua/index.ts";
 import type { Outcome } from "../outcomes.ts";
 import type { WebhookDeps } from "./types.ts";
@@ -110,7 +110,7 @@ export async function setWebhook(
       values: [...fields, ...(p.allowed_updates ?? [])],
     },
   );
-  await requestDrain(deps.deliveryQueue, botId, { cause: "webhook_set", pending });
+  await deps.deliveryQueue.request(botId, { cause: "webhook_set", pending });
   deps.logger.info({ botId, maxConnections: config.maxConnections }, "webhook set");
   return ok(true, "Webhook was set");
 }

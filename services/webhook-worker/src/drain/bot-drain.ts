@@ -15,9 +15,9 @@ export interface DrainDeps {
   /** a 2xx answer carried `{"method": ...}`: run it for the bot. */
   onReply(botId: string, reply: Record<string, unknown>): void;
   backoffScale: number;
-  /** setWebhook/deleteWebhook pushed to this process (one subscriber for every drain). */
+  /** the bot's wake channel heard by this process: appends, setWebhook, deleteWebhook. */
   changes: Pick<WebhookChanges, "watch">;
-  /** the safety re-read of the webhook, in case a change's message was lost (ms). */
+  /** the safety re-read of the webhook and the log while a drain runs, in case a message was lost (ms). */
   recheckMs: number;
 }
 
@@ -30,8 +30,6 @@ const READ_BATCH = 500;
 const BUFFER_LOW = 1000;
 /** A drain waits for a retry due within this time; a later one ends it (freeing the slot). */
 const HOLD_MS = 10_000;
-/** How often a busy drain looks at the log for updates appended meanwhile. */
-const TICK_MS = 200;
 
 /**
  * Drains one bot's log to its webhook. Each queue key (a chat, a user) has strictly one request
@@ -53,6 +51,10 @@ export class BotDrain {
   private signaled = false;
   /** a change of the webhook was announced: re-read it before sending more. */
   private changed = false;
+  /** the log grew since the last read (or the first read is still to come). */
+  private grown = true;
+  /** the last read filled its batch: more is there to read. */
+  private more = false;
   private failure: unknown;
 
   constructor(
@@ -61,9 +63,10 @@ export class BotDrain {
   ) {}
 
   async run(stop: AbortSignal): Promise<DrainOutcome> {
-    // Subscribed before the first read: a change after that read is heard.
-    const watch = this.deps.changes.watch(this.botId, () => {
-      this.changed = true;
+    // Subscribed before the first read: an append or a change after that read is heard.
+    const watch = this.deps.changes.watch(this.botId, (m) => {
+      if (m?.kind !== "grew") this.changed = true;
+      if (m === undefined || m.kind === "grew") this.grown = true;
       this.signal();
     });
     const onStop = () => this.signal();
@@ -94,6 +97,7 @@ export class BotDrain {
       const now = Date.now();
       // Announced changes at once; the slow re-read only covers a lost announcement.
       if (!ending && (this.changed || now - lastCheck >= this.deps.recheckMs)) {
+        if (!this.changed) this.grown = true;
         this.changed = false;
         lastCheck = now;
         const current = await loadWebhook(this.deps.redis, this.botId);
@@ -103,21 +107,24 @@ export class BotDrain {
           for (const c of this.inflight.values()) c.abort();
         }
       }
-      if (!ending && this.buffered < BUFFER_LOW) await this.read();
+      // The log is read when it grew (its wake message) or the last read left more behind: a
+      // drain never polls it.
+      if (!ending && this.buffered < BUFFER_LOW && (this.grown || this.more)) await this.read();
       if (!ending) this.dispatch(Date.now());
       if (this.inflight.size === 0) {
         if (ending) return ending;
+        // Nothing buffered, nothing in flight, nothing announced: done. An append racing this end
+        // is scheduled by the follow-up look at the log once the job is gone.
         if (this.buffered === 0) {
-          // Nothing buffered and nothing in flight: one fresh read decides whether we are done.
-          if ((await this.read()) === 0) return { reason: "empty" };
-          continue;
+          if (this.grown || this.more) continue;
+          return { reason: "empty" };
         }
         const next = this.nextWakeup();
         if (next - Date.now() > HOLD_MS) return { reason: "backoff", retryAt: next };
       }
-      const wait =
-        this.inflight.size === this.limit() ? TICK_MS : Math.min(TICK_MS, Math.max(0, this.nextWakeup() - Date.now()));
-      await this.waitEvent(wait);
+      // Woken by a settled request, a message, the stop, or the next retry falling due.
+      const due = this.inflight.size < this.limit() ? this.nextWakeup() - Date.now() : Infinity;
+      await this.waitEvent(Math.max(0, Math.min(due, this.deps.recheckMs - (Date.now() - lastCheck))));
     }
   }
 
@@ -127,7 +134,9 @@ export class BotDrain {
   }
 
   private async read(): Promise<number> {
+    this.grown = false; // before the read: a wake-up during it reads again
     const entries = await readEntries(this.deps.redis, this.botId, this.lastReadId, READ_BATCH);
+    this.more = entries.length === READ_BATCH;
     for (const e of entries) {
       this.lastReadId = e.update_id;
       let q = this.queues.get(e.queue);

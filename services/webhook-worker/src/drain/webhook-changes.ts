@@ -1,17 +1,14 @@
-import { channels } from "@starpost/shared";
+import { channels, type WakeMessage } from "@starpost/shared";
 import type { ChannelRouter, Logger } from "@starpost/runtime";
 
 /** How long a drain waits for its subscription before starting without it. */
 const SUBSCRIBE_WAIT_MS = 1000;
 
 /**
- * setWebhook, deleteWebhook and bot deletion, heard by the drains of this worker process: their
- * Lua steps publish on the bot's wake channel, which the process's channel router listens on for
- * every bot being drained here. For a bot with a webhook that channel carries nothing else
- * (appends publish only when no webhook is set), so any message is a reason to re-read the webhook.
- *
- * A message can be lost (the subscriber reconnecting): drains also re-read on a slow timer, and
- * every watcher is told to re-read when the router says messages may have been lost.
+ * What a drain of this worker process hears of its bot, through the process's channel router on
+ * the bot's wake channel: the log grew (an append's step), or the webhook was set, deleted or the
+ * bot removed (their Lua steps). A message can be lost (the subscriber reconnecting): then every
+ * watcher is told `undefined`, "anything may have happened", and reads both again.
  */
 export class WebhookChanges {
   constructor(
@@ -20,25 +17,24 @@ export class WebhookChanges {
   ) {}
 
   /**
-   * Calls `onChange` on every message of the bot's wake channel. `ready` resolves once the
-   * subscription is active (at once when this process already holds it), so a first read of the
-   * webhook after it misses nothing; if subscribing takes longer than SUBSCRIBE_WAIT_MS or fails,
-   * `ready` resolves anyway (the caller's slow re-read covers) and a late subscription calls
-   * `onChange` once.
+   * Calls `heard` with every message of the bot's wake channel. `ready` resolves once the
+   * subscription is active (at once when this process already holds it), so a first read after it
+   * misses nothing; if subscribing takes longer than SUBSCRIBE_WAIT_MS or fails, `ready` resolves
+   * anyway and a late subscription calls `heard(undefined)` once.
    */
-  watch(botId: string, onChange: () => void): { ready: Promise<void>; stop(): void } {
-    const listening = this.router.listen(channels.wake, botId, () => onChange());
-    const stopLost = this.router.onMaybeLost(onChange);
+  watch(botId: string, heard: (message: WakeMessage | undefined) => void): { ready: Promise<void>; stop(): void } {
+    const listening = this.router.listen(channels.wake, botId, heard);
+    const stopLost = this.router.onMaybeLost(() => heard(undefined));
     let watching = true;
     let waited = false;
     const subscribed = listening.ready.then(
       () => {
-        if (waited && watching) onChange();
+        if (waited && watching) heard(undefined);
       },
       (err: Error) =>
         this.logger.warn(
           { botId, err: { message: err.message } },
-          "webhook change subscription failed; re-reading slowly",
+          "drain subscription failed; its drain reads on its own",
         ),
     );
     let timer: NodeJS.Timeout | undefined;
