@@ -2,13 +2,21 @@ import type { ChildProcess } from "node:child_process";
 
 /**
  * Processes the testkit starts (redis-servers, services). Any still running when this process
- * exits (a test file that failed before its teardown, a Ctrl-C) is killed, so nothing is left
- * holding ports and memory.
+ * exits (a test file that failed before its teardown, a Ctrl-C) or is told to end by a signal (a
+ * test runner ending a worker whose hook timed out) is killed, so nothing is left holding ports,
+ * memory and CPU.
  */
 const running = new Set<ChildProcess>();
-process.once("exit", () => {
+const killAll = () => {
   for (const child of running) child.kill("SIGKILL");
-});
+};
+process.once("exit", killAll);
+for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+  process.once(signal, () => {
+    killAll();
+    process.kill(process.pid, signal); // then end as the signal would have
+  });
+}
 
 export function track<T extends ChildProcess>(child: T): T {
   running.add(child);

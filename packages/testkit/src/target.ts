@@ -3,6 +3,7 @@ import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { Platform } from "./bot-api.ts";
 import { stopProcess, track } from "./child-processes.ts";
+import { tcpPortsOf } from "./tcp-ports.ts";
 import { startLocalStack, type LocalStackOptions } from "./local-stack.ts";
 
 /**
@@ -43,8 +44,11 @@ export interface Target {
   /** every starpost process or container (Redis not included). */
   instances: Instance[];
   receiverHost: ReceiverHost;
-  /** kills one instance with SIGKILL and resolves once it is gone. */
-  kill(instance: Instance): Promise<void>;
+  /**
+   * Kills one instance with SIGKILL and resolves once it is gone, with the local ports of the TCP
+   * connections it held just before (what a receiver sees as their remote ports).
+   */
+  kill(instance: Instance): Promise<{ ports: Set<number> }>;
   stop(): Promise<void>;
 }
 
@@ -88,7 +92,10 @@ export async function startTarget(opts: LocalStackOptions = {}): Promise<Target>
       })),
       receiverHost: { bind: "127.0.0.1", name: "127.0.0.1" },
       async kill(instance) {
-        await stopProcess(local.stack.processes.find((p) => p.name === instance.name)!.child, "SIGKILL");
+        const child = local.stack.processes.find((p) => p.name === instance.name)!.child;
+        const ports = await tcpPortsOf(child.pid!);
+        await stopProcess(child, "SIGKILL");
+        return { ports };
       },
       stop: () => local.stop(),
     };
@@ -124,8 +131,12 @@ export async function startTarget(opts: LocalStackOptions = {}): Promise<Target>
     instances: compose.containers.filter((c) => c.service !== "redis"),
     receiverHost: compose.receiverHost,
     async kill(instance) {
+      // The container runs the one process: its network namespace's sockets are that process's.
+      const { stdout } = await run("docker", ["inspect", "--format", "{{.State.Pid}}", instance.id]);
+      const ports = await tcpPortsOf(Number(stdout.trim()), true);
       await run("docker", ["kill", "--signal", "KILL", instance.id]);
       await run("docker", ["wait", instance.id]);
+      return { ports };
     },
     async stop() {
       stopping = true;

@@ -8,6 +8,8 @@ export interface Received {
   /** the parsed JSON body (an Update). */
   update: any;
   at: number;
+  /** the sender's port: which connection (and so which process) it came over. */
+  remotePort: number;
   /** when the answer was sent (undefined while still pending). */
   doneAt?: number;
 }
@@ -50,7 +52,7 @@ export async function startReceiver(
       } catch {
         update = text;
       }
-      const r: Received = { headers: req.headers, update, at: Date.now() };
+      const r: Received = { headers: req.headers, update, at: Date.now(), remotePort: req.socket.remotePort ?? 0 };
       received.push(r);
       const a = receiver.answer(r, received.length) ?? {};
       const send = () => {

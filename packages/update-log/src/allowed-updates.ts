@@ -14,20 +14,6 @@ export function readAllowedUpdatesParam(value: unknown): string[] | null | undef
   return normaliseAllowedUpdates(parsed) ?? null;
 }
 
-/** Remembers the bot's setting (shared by getUpdates and setWebhook); `null` restores the default. */
-export async function saveAllowedUpdates(redis: Redis, botId: string, kinds: string[] | null): Promise<void> {
-  const key = keys.allowedUpdates(botId);
-  if (kinds === null) {
-    await redis.del(key);
-    return;
-  }
-  await redis
-    .multi()
-    .del(key)
-    .sadd(key, ...kinds)
-    .exec();
-}
-
 /** The bot's setting in Update field order; `undefined` while it is the default. */
 export async function loadAllowedUpdates(redis: Redis, botId: string): Promise<string[] | undefined> {
   const members = new Set(await redis.smembers(keys.allowedUpdates(botId)));

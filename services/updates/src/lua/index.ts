@@ -1,9 +1,13 @@
 import { luaSlot, scriptsIn, type LuaValue } from "@starpost/runtime";
-import { UPDATE_LOG_LUA } from "@starpost/update-log";
+import { UPDATE_LOG_LUA, type AllowedMode } from "@starpost/update-log";
 
 const { one, rest } = luaSlot;
 
 const script = scriptsIn(import.meta.url, [UPDATE_LOG_LUA]);
+
+/** Why setWebhook refused the URL's address (found before its step, reported by it). */
+export type AddressRefusal = "reserved" | "unresolved" | "own_endpoint";
+type SetWebhookResult = "set" | "too_often" | "unchanged" | AddressRefusal;
 
 const flag = () => one<"0" | "1">();
 const done = (n: number) => n === 1;
@@ -34,17 +38,27 @@ export const updatesScripts = {
     reply: (username: string | null) => username ?? undefined,
   }),
   setWebhook: script("set-webhook.lua", {
-    keys: { webhook: one(), status: one(), allowedUpdates: one(), log: one(), pollOwner: one() },
+    keys: {
+      webhook: one(),
+      status: one(),
+      allowedUpdates: one(),
+      log: one(),
+      pollOwner: one(),
+      limit: one(),
+    },
     args: {
       drop: flag(),
-      allowedMode: one<"keep" | "default" | "set">(),
+      allowedMode: one<AllowedMode>(),
       wakeChannel: one(),
       message: one(),
+      limitMs: one<number>(),
+      comparable: flag(),
+      verdict: one<"ok" | AddressRefusal>(),
       fieldValues: one<number>(),
       values: rest(),
     },
-    /** the number of pending updates. */
-    reply: (pending: number) => pending,
+    reply: ([result, pending]: [SetWebhookResult, number?]) =>
+      result === "set" ? { result, pending: pending! } : { result },
   }),
   deleteWebhook: script("delete-webhook.lua", {
     keys: { webhook: one(), status: one(), log: one() },

@@ -1,23 +1,41 @@
 --[[
-  setWebhook (with a URL) in one step: drops pending updates when asked, stores allowed_updates,
-  replaces the webhook (a new generation), clears the delivery status, ends the bot's poll claim and
-  announces the change on the bot's wake channel (a waiting poll, on any gateway, answers 409; a
-  drain running for the old webhook re-reads it at once). The caller then makes sure a drain runs when updates are pending (the returned
-  count); if it dies first, the workers' reconciler schedules the drain.
+  setWebhook (with a URL) in one step, checks included, in the official server's order: at most
+  once a second per bot (the limit key), then "already set" when nothing but allowed_updates
+  changes (allowed_updates is still stored), then the caller's verdict on the URL's address (made
+  before the step: DNS is not Redis). Otherwise it drops pending updates when asked, stores
+  allowed_updates, replaces the webhook (a new generation), clears the delivery status, ends the
+  bot's poll claim and announces the change on the bot's wake channel (a waiting poll, on any
+  gateway, answers 409; a drain running for the old webhook re-reads it at once). The caller then
+  makes sure a drain runs when updates are pending (the returned count).
   KEYS[1] webhook: webhook hash    KEYS[2] status: webhook status hash
   KEYS[3] allowedUpdates: allowed_updates set    KEYS[4] log: update log
-  KEYS[5] pollOwner: poll owner string
+  KEYS[5] pollOwner: poll owner string    KEYS[6] limit: the once-a-second limit string
   ARGV[1] drop: "1" to drop pending updates    ARGV[2] allowedMode: "keep", "default" or "set"
   ARGV[3] wakeChannel: wake shard channel    ARGV[4] message: the message announcing the change
-  ARGV[5] fieldValues: N, the number of webhook field/value values
-  ARGV[6..] values: those N, then the allowed kinds
-  Returns the number of pending updates.
+  ARGV[5] limitMs: the limit's interval (ms)
+  ARGV[6] comparable: "1" when the call may find the webhook unchanged (no certificate, no drop)
+  ARGV[7] verdict: "ok", or the refusal the caller found for the URL's address
+  ARGV[8] fieldValues: N, the number of webhook field/value values (url, secret_token,
+    max_connections and ip_address first)
+  ARGV[9..] values: those N, then the allowed kinds
+  Returns { "too_often" }, { "unchanged" }, { verdict } when the address was refused, or
+  { "set", number of pending updates }.
 ]]
 --!include allowed-updates.lua
+if not redis.call("SET", KEYS[6], "1", "PX", ARGV[5], "NX") then return { "too_often" } end
+local n = tonumber(ARGV[8])
+local kinds = { unpack(ARGV, 9 + n) }
+if ARGV[6] == "1" then
+  local cur = redis.call("HMGET", KEYS[1], ARGV[9], ARGV[11], ARGV[13], ARGV[15])
+  if cur[1] == ARGV[10] and cur[2] == ARGV[12] and cur[3] == ARGV[14] and cur[4] == ARGV[16] then
+    allowed_store(KEYS[3], ARGV[2], kinds)
+    return { "unchanged" }
+  end
+end
+if ARGV[7] ~= "ok" then return { ARGV[7] } end
 if ARGV[1] == "1" then redis.call("DEL", KEYS[4]) end
-local n = tonumber(ARGV[5])
-allowed_store(KEYS[3], ARGV[2], { unpack(ARGV, 6 + n) })
+allowed_store(KEYS[3], ARGV[2], kinds)
 redis.call("DEL", KEYS[1], KEYS[2], KEYS[5])
-redis.call("HSET", KEYS[1], unpack(ARGV, 6, 5 + n))
+redis.call("HSET", KEYS[1], unpack(ARGV, 9, 8 + n))
 redis.call("SPUBLISH", ARGV[3], ARGV[4])
-return redis.call("XLEN", KEYS[4])
+return { "set", redis.call("XLEN", KEYS[4]) }

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { channels, keys, ok, parseWebhookUrl, urlHost } from "@starpost/shared";
-import { loadWebhook, resolveWebhookHost, webhookFields, type WebhookConfig } from "@starpost/runtime";
-import { saveAllowedUpdates } from "@starpost/update-log";
-import { updatesScripts } from "../lua/index.ts";
+import { resolveWebhookHost, webhookFields, type WebhookConfig } from "@starpost/runtime";
+import { allowedMode } from "@starpost/update-log";
+import { updatesScripts, type AddressRefusal } from "../lua/index.ts";
 import type { Outcome } from "../outcomes.ts";
 import type { WebhookDeps } from "./types.ts";
 import type { SetWebhookParams } from "../params/webhook.ts";
@@ -27,9 +27,10 @@ export async function deleteWebhook(
       message: channels.wake.encode({ kind: "webhook_deleted", botId }),
     },
   );
-  // The registry of webhook bots is global (another slot): updated after the bot's own step. A
-  // bot left in it by a crash costs the reconciler one empty drain per pass until its next set/delete.
-  await redis.srem(keys.webhookBotsOf(botId), botId);
+  // The registry of webhook bots is global (another slot): updated after the bot's own step, when
+  // it removed a webhook. A bot left in it by a crash costs a sweep one look until its next
+  // set or delete.
+  if (removed) await redis.srem(keys.webhookBotsOf(botId), botId);
   if (removed) deps.logger.info({ botId }, "webhook deleted");
   return ok(true, removed ? "Webhook was deleted" : "Webhook is already deleted");
 }
@@ -49,36 +50,21 @@ export async function setWebhook(
   if (p.url === "") return deleteWebhook(deps, botId, p.drop_pending_updates);
   const { redis } = deps;
 
-  const allowed = await redis.set(keys.webhookSetLimit(botId), "1", "PX", SET_INTERVAL_MS, "NX");
-  if (allowed === null) return { outcome: "set_webhook_too_often" };
-
-  const current = await loadWebhook(redis, botId);
-  const unchanged =
-    current !== undefined &&
-    current.url === p.url &&
-    current.secretToken === p.secret_token &&
-    current.maxConnections === p.max_connections &&
-    current.ipAddress === p.ip_address &&
-    !p.has_certificate &&
-    !p.drop_pending_updates;
-  if (unchanged) {
-    // Like the official server: allowed_updates still changes, the webhook itself does not.
-    if (p.allowed_updates !== undefined) await saveAllowedUpdates(redis, botId, p.allowed_updates);
-    return ok(true, "Webhook is already set");
-  }
-
+  // The address is judged first (DNS is not Redis); the step applies the verdict after its own
+  // checks, in the official server's order: the once-a-second limit, "already set", the address.
   const target = parseWebhookUrl(p.url)!;
   const resolved = await resolveWebhookHost(urlHost(target), deps.allowPrivateNetworks);
-  if (resolved.outcome === "reserved") return { outcome: "webhook_ip_reserved", ip: resolved.ip };
-  // With private networks allowed (local stacks, tests) a name that does not resolve yet is
-  // accepted: delivery reports it in last_error_message instead.
-  if (resolved.outcome === "unresolved" && !deps.allowPrivateNetworks) return { outcome: "webhook_host_unresolved" };
-  if (resolved.outcome === "ok") {
-    const port = Number(target.port) || (target.protocol === "https:" ? 443 : 80);
-    if (await deps.ownEndpoints.find(resolved.ip, port)) {
-      return { outcome: "webhook_own_endpoint", ip: resolved.ip, port };
-    }
-  }
+  const port = Number(target.port) || (target.protocol === "https:" ? 443 : 80);
+  const verdict: "ok" | AddressRefusal =
+    resolved.outcome === "reserved"
+      ? "reserved"
+      : // With private networks allowed (local stacks, tests) a name that does not resolve yet is
+        // accepted: delivery reports it in last_error_message instead.
+        resolved.outcome === "unresolved" && !deps.allowPrivateNetworks
+        ? "unresolved"
+        : resolved.outcome === "ok" && (await deps.ownEndpoints.find(resolved.ip, port))
+          ? "own_endpoint"
+          : "ok";
 
   const config: WebhookConfig = {
     url: p.url,
@@ -88,11 +74,11 @@ export async function setWebhook(
     resolvedIp: resolved.outcome === "ok" ? resolved.ip : "",
     generation: `${Date.now()}-${randomBytes(4).toString("hex")}`,
   };
-  // The global registry of webhook bots (another slot) first, so the reconciler sees every bot
-  // with a webhook even if this process dies right after the bot's own step.
-  await redis.sadd(keys.webhookBotsOf(botId), botId);
+  // The global registry of webhook bots (another slot) first, so a sweep sees every bot with a
+  // webhook even if this process dies right after the bot's own step.
+  if (verdict === "ok") await redis.sadd(keys.webhookBotsOf(botId), botId);
   const fields = Object.entries(webhookFields(config)).flat();
-  const pending = await updatesScripts.setWebhook(
+  const set = await updatesScripts.setWebhook(
     redis,
     {
       webhook: keys.webhook(botId),
@@ -100,17 +86,35 @@ export async function setWebhook(
       allowedUpdates: keys.allowedUpdates(botId),
       log: keys.updateLog(botId),
       pollOwner: keys.pollOwner(botId),
+      limit: keys.webhookSetLimit(botId),
     },
     {
       drop: p.drop_pending_updates ? "1" : "0",
-      allowedMode: p.allowed_updates === undefined ? "keep" : p.allowed_updates === null ? "default" : "set",
+      allowedMode: allowedMode(p.allowed_updates),
       wakeChannel: channels.wake.name(botId),
       message: channels.wake.encode({ kind: "webhook", botId }),
+      limitMs: SET_INTERVAL_MS,
+      // Like the official server: a certificate or drop_pending_updates always sets it again.
+      comparable: p.has_certificate || p.drop_pending_updates ? "0" : "1",
+      verdict,
       fieldValues: fields.length,
       values: [...fields, ...(p.allowed_updates ?? [])],
     },
   );
-  await deps.deliveryQueue.request(botId, { cause: "webhook_set", pending });
+  switch (set.result) {
+    case "too_often":
+      return { outcome: "set_webhook_too_often" };
+    case "unchanged":
+      // allowed_updates still changes (stored by the step), the webhook itself does not.
+      return ok(true, "Webhook is already set");
+    case "reserved":
+      return { outcome: "webhook_ip_reserved", ip: resolved.outcome === "reserved" ? resolved.ip : "" };
+    case "unresolved":
+      return { outcome: "webhook_host_unresolved" };
+    case "own_endpoint":
+      return { outcome: "webhook_own_endpoint", ip: resolved.outcome === "ok" ? resolved.ip : "", port };
+  }
+  await deps.deliveryQueue.request(botId, { cause: "webhook_set", pending: set.pending });
   deps.logger.info({ botId, maxConnections: config.maxConnections }, "webhook set");
   return ok(true, "Webhook was set");
 }
