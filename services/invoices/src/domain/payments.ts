@@ -112,11 +112,19 @@ interface PaymentTarget {
  */
 export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): Promise<PayOutcome> {
   const { redis } = d;
-  if (!(await getBot(redis, botId))) return { outcome: "bot_not_found" };
-  const chat = await findChat(redis, botId, body.chat_id);
-  if (!chat) return { outcome: "chat_not_found" };
-  const recordJson = await redis.hget(keys.invoices(botId), `${chat.id}:${body.message_id}`);
+  // One round trip for what the payment is about (the bot's keys share its slot); a chat named by
+  // @username takes one more.
+  const chatId = String(body.chat_id).startsWith("@") ? (await findChat(redis, botId, body.chat_id))?.id : body.chat_id;
+  const [[, bot], [, chatJsonText], [, recordJson]] = (await redis
+    .pipeline()
+    .exists(keys.bot(botId))
+    .hget(keys.chats(botId), String(chatId ?? ""))
+    .hget(keys.invoices(botId), `${chatId ?? ""}:${body.message_id}`)
+    .exec()) as [[null, number], [null, string | null], [null, string | null]];
+  if (!bot) return { outcome: "bot_not_found" };
+  if (!chatJsonText) return { outcome: "chat_not_found" };
   if (!recordJson) return { outcome: "invoice_message_not_found" };
+  const chat = JSON.parse(chatJsonText) as Chat;
   const invoice = JSON.parse(recordJson) as InvoiceRecord;
   return payTarget(
     d,
@@ -147,26 +155,6 @@ export async function payLink(d: InvoiceDomain, botId: string, body: LinkPayment
   return payTarget(d, botId, { invoice, chat, link: slug!, fingerprint: ["link", slug, user.id] }, body);
 }
 
-/**
- * Refusals known before the query is emitted (the answer's step checks them again): a payer
- * short of Stars, a second subscription from one link. A repeat of a used idempotency key skips
- * them and follows its first attempt.
- */
-async function refusal(
-  d: InvoiceDomain,
-  botId: string,
-  t: PaymentTarget,
-  userId: number,
-  key: string | undefined,
-): Promise<{ outcome: "stars_not_enough" | "already_subscribed" } | undefined> {
-  if (key !== undefined && (await d.redis.exists(keys.paymentKey(botId, key)))) return undefined;
-  const stars = await d.redis.hget(keys.userStars(botId), String(userId));
-  if (stars !== null && Number(stars) < t.invoice.total_amount) return { outcome: "stars_not_enough" };
-  if (t.invoice.subscription_period && (await d.redis.hexists(keys.subscribers(botId), `${t.link}:${userId}`)))
-    return { outcome: "already_subscribed" };
-  return undefined;
-}
-
 async function payTarget(
   d: InvoiceDomain,
   botId: string,
@@ -175,8 +163,6 @@ async function payTarget(
 ): Promise<PaymentOutcome> {
   const { redis } = d;
   const key = body.idempotency_key;
-  const refused = await refusal(d, botId, t, body.user.id, key);
-  if (refused) return refused;
   const user = asUser(body.user);
   let queryId = newQueryId();
   const { query, fields } = paymentRecord(t.invoice, t.chat, user, queryId, t.link);
@@ -195,6 +181,8 @@ async function payTarget(
           query: keys.preCheckout(botId, queryId),
           users: keys.users(botId),
           idempotency: keys.paymentKey(botId, key ?? ""),
+          stars: keys.userStars(botId),
+          subscribers: keys.subscribers(botId),
         },
         {
           log: logArgs(botId),
@@ -208,12 +196,18 @@ async function payTarget(
           idempotent: key === undefined ? "0" : "1",
           queryId,
           fingerprint,
+          amount: t.invoice.total_amount,
+          subscriber: t.invoice.subscription_period ? `${t.link}:${user.id}` : "",
           fields: Object.entries(fields).flat(),
         },
       ),
     (r) => r.outcome === "new" && r.webhook,
   );
   const { outcome } = recorded;
+  if (outcome === "stars_not_enough" || outcome === "already_subscribed") {
+    d.waiters.wakeLocal(botId, queryId);
+    return { outcome };
+  }
   if (recorded.outcome === "repeat") {
     d.waiters.wakeLocal(botId, queryId);
     if (!recorded.sameRequest) return { outcome: "idempotency_key_reused" };

@@ -41,7 +41,7 @@ export const invoiceScripts = {
         : { status: status as "chat_not_found" | "chat_type" | "reply_not_found" },
   }),
   recordPreCheckout: script("record-pre-checkout.lua", {
-    keys: { log: logSlots.keys(), query: one(), users: one(), idempotency: one() },
+    keys: { log: logSlots.keys(), query: one(), users: one(), idempotency: one(), stars: one(), subscribers: one() },
     args: {
       log: logSlots.args(),
       kind: logSlots.kind(),
@@ -54,13 +54,17 @@ export const invoiceScripts = {
       idempotent: one<"0" | "1">(),
       queryId: one(),
       fingerprint: one(),
+      amount: one<number>(),
+      subscriber: one(),
       fields: rest<LuaValue>(),
     },
     reply: ([outcome, a, b]: [string, number | string, number | string]) =>
       outcome === "repeat"
         ? { outcome: "repeat" as const, queryId: String(a), sameRequest: b === 1 }
-        : /** `appended` is false when the update was dropped (allowed_updates, the cap). */
-          { outcome: "new" as const, webhook: a === 1, appended: typeof b === "number" },
+        : outcome === "refused"
+          ? { outcome: a as "stars_not_enough" | "already_subscribed" }
+          : /** `appended` is false when the update was dropped (allowed_updates, the cap). */
+            { outcome: "new" as const, webhook: a === 1, appended: typeof b === "number" },
   }),
   answerPreCheckout: script("answer-pre-checkout.lua", {
     keys: {

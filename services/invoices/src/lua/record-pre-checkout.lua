@@ -3,28 +3,41 @@
   the charge, the ledger entry, the messages), registers the payer and appends the
   pre_checkout_query update (update-log.lua). The query's answer deadline is the server's clock.
   With an idempotency key, a key already used answers with its query instead, changing nothing.
+  Otherwise the refusals known before the query is emitted (the answer's step checks them again):
+  a payer known to be short of Stars, a second subscription from one link.
   KEYS[1..4] log: the log's keys    KEYS[5] query: pre-checkout query hash    KEYS[6] users: users hash
   KEYS[7] idempotency: the idempotency key's hash (any key of the bot's slot when there is none)
+  KEYS[8] stars: the payers' Star balances hash    KEYS[9] subscribers: the subscribers hash
   ARGV[1..3] log: the log's arguments    ARGV[4..6] kind: kind, opt-in, lifetime (ms) of pre_checkout_query
   ARGV[7] queue: queue key               ARGV[8] update: the PreCheckoutQuery JSON
   ARGV[9] lifetime: the query's lifetime (ms)    ARGV[10] answerTimeout: how long the bot may take to answer (ms)
   ARGV[11] userId: payer's user id       ARGV[12] user: payer's User JSON
   ARGV[13] idempotent: "1" with an idempotency key    ARGV[14] queryId: query id
   ARGV[15] fingerprint: the request's fingerprint
-  ARGV[16..] fields: field/value pairs of the query hash
-  Returns { "new", webhook (0/1), update_id or the reason it was dropped } or
-  { "repeat", the first query's id, 1 when the fingerprint matches else 0 }.
+  ARGV[16] amount: the price in Stars    ARGV[17] subscriber: the subscribers field of a
+    subscription link ("" for anything else)
+  ARGV[18..] fields: field/value pairs of the query hash
+  Returns { "new", webhook (0/1), update_id or the reason it was dropped },
+  { "repeat", the first query's id, 1 when the fingerprint matches else 0 } or
+  { "refused", "stars_not_enough" | "already_subscribed" }.
 ]]
 --!include update-log.lua
 if ARGV[13] == "1" then
   local first = redis.call("HMGET", KEYS[7], "query", "fingerprint")
   if first[1] then return { "repeat", first[1], first[2] == ARGV[15] and 1 or 0 } end
+end
+local stars = redis.call("HGET", KEYS[8], ARGV[11])
+if stars and tonumber(stars) < tonumber(ARGV[16]) then return { "refused", "stars_not_enough" } end
+if ARGV[17] ~= "" and redis.call("HEXISTS", KEYS[9], ARGV[17]) == 1 then
+  return { "refused", "already_subscribed" }
+end
+if ARGV[13] == "1" then
   redis.call("HSET", KEYS[7], "query", ARGV[14], "fingerprint", ARGV[15])
   redis.call("PEXPIRE", KEYS[7], ARGV[9])
 end
 local now = now_ms()
 local fields = { "state", "pending", "deadline", now + tonumber(ARGV[10]) }
-for i = 16, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 18, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call("HSET", KEYS[5], unpack(fields))
 redis.call("PEXPIRE", KEYS[5], ARGV[9])
 if redis.call("HGET", KEYS[6], ARGV[11]) ~= ARGV[12] then redis.call("HSET", KEYS[6], ARGV[11], ARGV[12]) end
