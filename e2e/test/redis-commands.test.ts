@@ -47,11 +47,11 @@ const EXPECTED = {
   push: 1,
   getUpdatesEmpty: 2,
   getUpdatesWoken: 4,
-  payment: 8,
+  payment: 7,
   paymentGetUpdates: 2,
   webhookPush: 2,
   webhookDelivery: 8,
-  setWebhook: 5,
+  setWebhook: 3,
   deleteWebhook: 3,
 };
 type Operation = keyof typeof EXPECTED;
