@@ -20,7 +20,11 @@ export interface WebhookConfig {
 export const DEFAULT_MAX_CONNECTIONS = 40;
 
 export async function loadWebhook(redis: Redis, botId: string): Promise<WebhookConfig | undefined> {
-  const h = await redis.hgetall(keys.webhook(botId));
+  return webhookFromHash(await redis.hgetall(keys.webhook(botId)));
+}
+
+/** The webhook of a `keys.webhook` hash as read; undefined when there is none. */
+export function webhookFromHash(h: Record<string, string>): WebhookConfig | undefined {
   if (!h.url) return undefined;
   return {
     url: h.url,

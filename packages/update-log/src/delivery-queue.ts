@@ -1,6 +1,7 @@
 import { Queue, type JobType } from "bullmq";
 import type { Redis } from "ioredis";
 import { DELIVERY_SHARDS, keys, shardOf } from "@starpost/shared";
+import { logScripts } from "./lua/index.ts";
 
 /**
  * Webhook delivery jobs: one BullMQ job drains one bot's log. The job id is derived from the
@@ -158,13 +159,13 @@ export async function requestDrain(queues: DeliveryQueues, botId: string, why: D
       break;
     }
     case "recheck": {
-      // One round trip; no MULTI needed: a change right after is covered by the drain or the next pass.
-      const [[, webhook], [, pending]] = (await why.redis
-        .pipeline()
-        .exists(keys.webhook(botId))
-        .xlen(keys.updateLog(botId))
-        .exec()) as [[null, number], [null, number]];
-      if (webhook === 0 || pending === 0) return false;
+      // A change right after is covered by the drain or the next request.
+      const pending = await logScripts.pendingForWebhook(
+        why.redis,
+        { webhook: keys.webhook(botId), log: keys.updateLog(botId) },
+        {},
+      );
+      if (pending === 0) return false;
       if (why.retryAt !== undefined) delayMs = Math.max(0, why.retryAt - Date.now());
       break;
     }

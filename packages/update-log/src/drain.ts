@@ -17,10 +17,16 @@ export interface LogEntry {
  */
 export const ENTRY_FIELDS = { kind: "k", queue: "q", expiresAt: "x", json: "u" } as const;
 
-/** An XRANGE row (`<update_id>-0`, flat field/value list) as a LogEntry. */
-export function decodeEntry(id: string, flat: string[]): LogEntry {
+/** A flat field/value list (a stream entry, HGETALL inside a script) as an object. */
+export function fieldsOf(flat: string[]): Record<string, string> {
   const fields: Record<string, string> = {};
   for (let i = 0; i < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+  return fields;
+}
+
+/** An XRANGE row (`<update_id>-0`, flat field/value list) as a LogEntry. */
+export function decodeEntry(id: string, flat: string[]): LogEntry {
+  const fields = fieldsOf(flat);
   return {
     update_id: Number(id.slice(0, id.indexOf("-"))),
     kind: fields[ENTRY_FIELDS.kind]!,

@@ -69,4 +69,10 @@ export const logScripts = {
     args: { pollId: one() },
     reply: done,
   }),
+  pendingForWebhook: script("pending-for-webhook.lua", {
+    keys: { webhook: one(), log: one() },
+    args: {},
+    /** the pending updates of a bot with a webhook, 0 without one. */
+    reply: (n: number) => n,
+  }),
 };

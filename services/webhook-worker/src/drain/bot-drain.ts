@@ -1,10 +1,12 @@
 import type { Redis } from "ioredis";
-import { loadWebhook, type Logger, type WebhookConfig } from "@starpost/runtime";
-import { confirmUpdates, readEntries, type LogEntry } from "@starpost/update-log";
+import { keys } from "@starpost/shared";
+import { loadWebhook, webhookFromHash, type Logger, type WebhookConfig } from "@starpost/runtime";
+import { confirmUpdates, decodeEntry, fieldsOf, readEntries, type LogEntry } from "@starpost/update-log";
 import { FRESH, nextRetry, type RetryState } from "../delivery/backoff.ts";
 import type { DeliveryResult, Target } from "../delivery/sender.ts";
 import type { WorkerMetrics } from "../metrics.ts";
-import { loadStatus, recordFailure, recordSuccess } from "./status.ts";
+import { recordFailure, recordSuccess, statusFromHash } from "./status.ts";
+import { workerScripts } from "../lua/index.ts";
 import type { WebhookChanges } from "./webhook-changes.ts";
 
 export interface DrainDeps {
@@ -73,12 +75,19 @@ export class BotDrain {
     try {
       await watch.ready;
       this.changed = false;
-      const config = await loadWebhook(this.deps.redis, this.botId);
+      this.grown = false; // before the read: a wake-up during it reads again
+      const opened = await workerScripts.openDrain(
+        this.deps.redis,
+        { webhook: keys.webhook(this.botId), status: keys.webhookStatus(this.botId), log: keys.updateLog(this.botId) },
+        { count: READ_BATCH },
+      );
+      const config = webhookFromHash(fieldsOf(opened.webhook));
       if (!config) return { reason: "no_webhook" };
       this.config = config;
-      const status = await loadStatus(this.deps.redis, this.botId);
+      const status = statusFromHash(fieldsOf(opened.status));
       this.okSeen = status.okSeen;
       this.retries = status.retries;
+      this.take(opened.rows.map(([id, flat]) => decodeEntry(id, flat)));
       stop.addEventListener("abort", onStop);
       return await this.loop(stop);
     } finally {
@@ -133,9 +142,13 @@ export class BotDrain {
     return this.okSeen ? this.config.maxConnections : 1;
   }
 
-  private async read(): Promise<number> {
+  private async read(): Promise<void> {
     this.grown = false; // before the read: a wake-up during it reads again
-    const entries = await readEntries(this.deps.redis, this.botId, this.lastReadId, READ_BATCH);
+    this.take(await readEntries(this.deps.redis, this.botId, this.lastReadId, READ_BATCH));
+  }
+
+  /** Buffers a read's entries per queue key. */
+  private take(entries: LogEntry[]): void {
     this.more = entries.length === READ_BATCH;
     for (const e of entries) {
       this.lastReadId = e.update_id;
@@ -144,7 +157,6 @@ export class BotDrain {
       q.push(e);
       this.buffered++;
     }
-    return entries.length;
   }
 
   private headWakeup(q: LogEntry[]): number {

@@ -16,8 +16,8 @@ export interface DrainStatus {
   retries: Map<number, RetryState>;
 }
 
-export async function loadStatus(redis: Redis, botId: string): Promise<DrainStatus> {
-  const h = await redis.hgetall(keys.webhookStatus(botId));
+/** The status of a `keys.webhookStatus` hash as read. */
+export function statusFromHash(h: Record<string, string>): DrainStatus {
   const retries = new Map<number, RetryState>();
   for (const [field, value] of Object.entries(h)) {
     if (!field.startsWith(STATUS.retryPrefix)) continue;

@@ -6,8 +6,16 @@ const script = scriptsIn(import.meta.url);
 
 const done = (n: number) => n === 1;
 
-/** The webhook worker's script, declared once. */
+type Flat = string[];
+
+/** The webhook worker's scripts, each declared once. */
 export const workerScripts = {
+  openDrain: script("open-drain.lua", {
+    keys: { webhook: one(), status: one(), log: one() },
+    args: { count: one<number>() },
+    /** the webhook's and the status's hashes as field/value lists, and the log's first rows. */
+    reply: ([webhook, status, rows]: [Flat, Flat, [string, Flat][]]) => ({ webhook, status, rows }),
+  }),
   recordWebhookFailure: script("record-webhook-failure.lua", {
     keys: { webhook: one(), status: one() },
     args: {
