@@ -76,6 +76,12 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     ["state"],
   );
 
+  // One BullMQ worker per delivery queue shard: this process drains bots of every shard, its
+  // concurrency split evenly between them.
+  const perShard = Math.max(1, Math.ceil(deps.concurrency / queue.all.length));
+  /** drains running now, per shard. */
+  const running = queue.all.map(() => 0);
+
   const drainDeps = {
     redis,
     logger,
@@ -92,20 +98,24 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    * Runs the bot's drain. A drain that ends waiting for a retry puts its own job back as delayed
    * until then: a failing bot costs one timer, the same job, not a new job per attempt.
    */
-  const drain = async (job: Job<DrainJob, DrainOutcome>, token: string | undefined): Promise<DrainOutcome> => {
-    const outcome = await new BotDrain(drainDeps, job.data.botId).run(stop.signal);
+  const drain = async (shard: number, job: Job<DrainJob, DrainOutcome>, token: string | undefined) => {
+    running[shard]!++;
+    const crowded = () => running[shard]! * 2 > perShard;
+    let outcome: DrainOutcome;
+    try {
+      outcome = await new BotDrain({ ...drainDeps, crowded }, job.data.botId).run(stop.signal);
+    } finally {
+      running[shard]!--;
+    }
     if (outcome.reason !== "backoff" || token === undefined) return outcome;
     metrics.drains.inc({ reason: outcome.reason });
     await job.moveToDelayed(outcome.retryAt, token);
     throw new DelayedError();
   };
 
-  // One BullMQ worker per delivery queue shard: this process drains bots of every shard, its
-  // concurrency split evenly between them.
-  const perShard = Math.max(1, Math.ceil(deps.concurrency / queue.all.length));
   const workers = queue.all.map(
-    (q) =>
-      new Worker<DrainJob, DrainOutcome>(q.name, (job, token) => drain(job, token), {
+    (q, shard) =>
+      new Worker<DrainJob, DrainOutcome>(q.name, (job, token) => drain(shard, job, token), {
         connection: deps.connection,
         prefix: keys.queuePrefix(),
         concurrency: perShard,

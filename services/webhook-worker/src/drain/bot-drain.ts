@@ -19,6 +19,11 @@ export interface DrainDeps {
   backoffScale: number;
   /** the bot's wake channel heard by this process: appends, setWebhook, deleteWebhook. */
   changes: Pick<WebhookChanges, "watch">;
+  /**
+   * true when this drain's queue shard has used half of this process's slots for it: a drain
+   * waiting for a retry then gives its slot up (failing bots never starve healthy ones).
+   */
+  crowded(): boolean;
   /** the safety re-read of the webhook and the log while a drain runs, in case a message was lost (ms). */
   recheckMs: number;
 }
@@ -30,7 +35,10 @@ export type DrainOutcome =
 /** Updates read from the log at once; more are read when fewer than half remain. */
 const READ_BATCH = 500;
 const BUFFER_LOW = 1000;
-/** A drain waits for a retry due within this time; a later one ends it (freeing the slot). */
+/**
+ * A drain waits for a retry due within this time while its queue has slots to spare; a later
+ * retry, or a crowded queue, ends it (freeing the slot for other bots until the retry is due).
+ */
 const HOLD_MS = 10_000;
 
 /**
@@ -129,7 +137,7 @@ export class BotDrain {
           return { reason: "empty" };
         }
         const next = this.nextWakeup();
-        if (next - Date.now() > HOLD_MS) return { reason: "backoff", retryAt: next };
+        if (next - Date.now() > HOLD_MS || this.deps.crowded()) return { reason: "backoff", retryAt: next };
       }
       // Woken by a settled request, a message, the stop, or the next retry falling due.
       const due = this.inflight.size < this.limit() ? this.nextWakeup() - Date.now() : Infinity;
