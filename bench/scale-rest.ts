@@ -7,16 +7,17 @@
  * a private redis-server (AOF with fsync always; BENCH_AOF=no turns it off).
  *
  * Once the failing bots' retries have settled (BENCH_SCALE_SETTLE_SECONDS after the pushes,
- * default 60: the drains wait in BullMQ's delayed set by then), it measures:
- * - Redis commands per second at rest, over BENCH_SCALE_MEASURE_SECONDS (default 30) with no
+ * default 130: 2 + 4 + … + 64 s of retries are over and every failing bot waits at the 60–120 s
+ * cap in BullMQ's delayed set), it measures:
+ * - Redis commands per second at rest, over BENCH_SCALE_MEASURE_SECONDS (default 120: one cap,
+ *   so the window holds each failing bot's retry about once) with no
  *   traffic at all, and that per failing webhook bot. Counted from INFO commandstats (which, like
  *   total_commands_processed, counts the commands a Lua script runs), less the bench's own INFO;
  *   the top 5 commands by calls/s are printed. A baseline window of BENCH_SCALE_BASELINE_SECONDS
  *   (default 10; 0 skips it), after the webhooks are set and before anything is pushed, shows what
  *   the stack costs at rest with no failing bot.
  *   What one failed delivery costs follows from the failures the workers counted in the window,
- *   and from it the rate once every failing bot waits at the 60–120 s cap (the default window,
- *   60–90 s after the pushes, still holds each failing bot's retry after its 32 s wait).
+ *   and from it the rate once every failing bot waits at the 60–120 s cap.
  * - Redis memory per registered bot: used_memory (less the clients' buffers) after registering
  *   them, less before, ÷ bots.
  * - Then, for another BENCH_SCALE_MEASURE_SECONDS (the rest window stays free of this traffic),
@@ -37,8 +38,8 @@ import { durability, startBenchStack } from "./lib/stack.ts";
 const BOTS = Number(process.env.BENCH_SCALE_BOTS ?? 20_000);
 const HEALTHY = 1_500;
 const FAILING = 500;
-const SETTLE_SECONDS = Number(process.env.BENCH_SCALE_SETTLE_SECONDS ?? 60);
-const MEASURE_SECONDS = Number(process.env.BENCH_SCALE_MEASURE_SECONDS ?? 30);
+const SETTLE_SECONDS = Number(process.env.BENCH_SCALE_SETTLE_SECONDS ?? 130);
+const MEASURE_SECONDS = Number(process.env.BENCH_SCALE_MEASURE_SECONDS ?? 120);
 const BASELINE_SECONDS = Number(process.env.BENCH_SCALE_BASELINE_SECONDS ?? 10);
 const PROBE_EVERY_MS = 100;
 const IN_FLIGHT = 64;
