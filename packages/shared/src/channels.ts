@@ -16,7 +16,8 @@ export interface Channel<M> {
 
 /**
  * The wake channel's messages, heard by every process that holds a poll or drains a webhook of the
- * bot (a drain reads on "grew" and re-reads the webhook on the others). Lua writes the first two with update-log's wake.lua (appends and getUpdates' claim); the
+ * bot (a drain reads the log on "grew" and re-reads the webhook on the others). Lua writes the
+ * first two with update-log's wake.lua (appends and getUpdates' claim); the
  * webhook ones are written by set-webhook.lua, delete-webhook.lua and delete-bot.lua with the text
  * encoded here (passed in as an argument).
  *   "<botId>"                    the bot's log grew (wake_grew)

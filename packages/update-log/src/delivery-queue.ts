@@ -1,6 +1,7 @@
 import { Queue, type JobType } from "bullmq";
 import type { Redis } from "ioredis";
 import { DELIVERY_SHARDS, keys, shardOf } from "@starpost/shared";
+import type { Logger } from "@starpost/runtime";
 import { logScripts } from "./lua/index.ts";
 
 /**
@@ -36,7 +37,7 @@ export class DeliveryQueues {
 
   constructor(
     private readonly connection: Redis,
-    private readonly onRefused: (botId: string, err: Error) => void = () => undefined,
+    private readonly logger?: Logger,
   ) {
     this.all = Array.from(
       { length: DELIVERY_SHARDS },
@@ -54,7 +55,10 @@ export class DeliveryQueues {
     try {
       await requestDrain(this, botId, why);
     } catch (err) {
-      this.onRefused(botId, err as Error);
+      this.logger?.warn(
+        { botId, err: { message: (err as Error).message } },
+        "could not schedule a drain; trying again",
+      );
       if (this.dirty.size < MAX_DIRTY_BOTS) this.dirty.set(botId, why);
       else this.sweepWanted = true;
       this.retryTimer ??= setTimeout(() => void this.retry(), this.retryMs);
@@ -114,12 +118,9 @@ export class DeliveryQueues {
   }
 }
 
-/** `onRefused` hears each drain request Redis refused (kept and tried again). */
-export function createDeliveryQueue(
-  connection: Redis,
-  onRefused?: (botId: string, err: Error) => void,
-): DeliveryQueues {
-  return new DeliveryQueues(connection, onRefused);
+/** `logger` hears each drain request Redis refused (kept and tried again). */
+export function createDeliveryQueue(connection: Redis, logger?: Logger): DeliveryQueues {
+  return new DeliveryQueues(connection, logger);
 }
 
 /**

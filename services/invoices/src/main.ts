@@ -9,9 +9,7 @@ const logger = createLogger("invoices", config.LOG_LEVEL);
 const redis = createRedis({ ...redisTarget(config), logger, role: "invoices" });
 const subscriber = createRedis({ ...redisTarget(config), logger, role: "invoices-subscriber" });
 const queueConnection = createRedis({ ...redisTarget(config), logger, role: "invoices-queue", bullmq: true });
-const deliveryQueue = createDeliveryQueue(queueConnection, (botId, err) =>
-  logger.warn({ botId, err: { message: err.message } }, "could not schedule a drain; trying again"),
-);
+const deliveryQueue = createDeliveryQueue(queueConnection, logger);
 // A process of this service may have died between a step and its drain request: the workers sweep once.
 deliveryQueue.askSweep();
 const app = await buildApp({

@@ -53,9 +53,7 @@ export interface DeliveryWorker {
 export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const { redis, logger } = deps;
   const metrics = workerMetrics(deps.registry);
-  const queue = createDeliveryQueue(deps.connection, (botId, err) =>
-    logger.warn({ botId, err: { message: err.message } }, "could not schedule a drain; trying again"),
-  );
+  const queue = createDeliveryQueue(deps.connection, logger);
   const sender = new WebhookSender(
     deps.sender,
     new TargetGuard(deps.sender.allowPrivateNetworks, new OwnEndpoints(deps.redis)),

@@ -115,12 +115,15 @@ export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): P
   // One round trip for what the payment is about (the bot's keys share its slot); a chat named by
   // @username takes one more.
   const chatId = String(body.chat_id).startsWith("@") ? (await findChat(redis, botId, body.chat_id))?.id : body.chat_id;
-  const [[, bot], [, chatJsonText], [, recordJson]] = (await redis
+  const replies = (await redis
     .pipeline()
     .exists(keys.bot(botId))
     .hget(keys.chats(botId), String(chatId ?? ""))
     .hget(keys.invoices(botId), `${chatId ?? ""}:${body.message_id}`)
-    .exec()) as [[null, number], [null, string | null], [null, string | null]];
+    .exec())!;
+  const failed = replies.find(([err]) => err);
+  if (failed) throw failed[0]!; // a Redis error is a 500, never "not found"
+  const [bot, chatJsonText, recordJson] = replies.map(([, v]) => v) as [number, string | null, string | null];
   if (!bot) return { outcome: "bot_not_found" };
   if (!chatJsonText) return { outcome: "chat_not_found" };
   if (!recordJson) return { outcome: "invoice_message_not_found" };
