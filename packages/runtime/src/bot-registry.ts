@@ -69,6 +69,18 @@ export async function checkToken(redis: Redis, token: string): Promise<TokenChec
   };
 }
 
+/**
+ * Waits until the gateways' bot caches have been told of a write to a bot's hash, before the
+ * write is answered. Redis queues a tracking invalidation while it runs the write, but in the pass
+ * that sends replies it may send the writer's reply first (and be paused, on a loaded machine,
+ * before it sends the invalidation): a caller answered at once could call a gateway that still
+ * holds the old record. Every reply and message queued in one pass is sent before Redis reads the
+ * next command, so the reply to one more command (a PING) comes after every invalidation was sent.
+ */
+export async function invalidationsSent(redis: Redis): Promise<void> {
+  await redis.ping();
+}
+
 export async function getBot(redis: Redis, botId: string): Promise<BotRecord | undefined> {
   const [username, firstName] = await redis.hmget(keys.bot(botId), "username", "first_name");
   if (!username) return undefined;

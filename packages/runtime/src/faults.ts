@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { BotApiError, Errors, findMethod, keys, type Fault, type FaultBody } from "@starpost/shared";
+import { invalidationsSent } from "./bot-registry.ts";
 import { runtimeScripts } from "./lua/index.ts";
 
 /**
@@ -48,6 +49,7 @@ export async function addFault(redis: Redis, botId: string, body: FaultBody): Pr
     { bot: keys.bot(botId), faults: keys.faults(botId), faultSeq: keys.faultSeq(botId) },
     { rule: JSON.stringify(rule) },
   );
+  await invalidationsSent(redis);
   return id === undefined ? { outcome: "bot_not_found" } : { outcome: "added", id };
 }
 
@@ -58,6 +60,7 @@ export async function listFaults(redis: Redis, botId: string): Promise<Fault[]> 
 
 export async function clearFaults(redis: Redis, botId: string): Promise<void> {
   await redis.multi().del(keys.faults(botId)).hdel(keys.bot(botId), "faults").exec();
+  await invalidationsSent(redis);
 }
 
 /** Takes the fault that applies to this call, if any (counting it as used). */

@@ -15,8 +15,9 @@ import {
  * authenticate. It is kept true by Redis's server-assisted client-side caching: the bot hashes
  * are read on a connection with CLIENT TRACKING on, and Redis pushes the name of every tracked key
  * that changes (a rotated token, a deleted bot, a fault added or taken) to a subscriber connection
- * (RESP2 needs the REDIRECT), which drops the entry. Redis queues that message before it answers
- * the write, so a rotation or deletion is seen by every replica at once.
+ * (RESP2 needs the REDIRECT), which drops the entry. Every write to a bot's hash is answered only
+ * after one more round trip to Redis (`invalidationsSent`; creation and deletion make theirs
+ * anyway), by when every replica's message was sent: a rotation or deletion is seen at once.
  *
  * Nothing is served from the cache unless both connections are up and tracking is on: on any
  * disconnect the cache is emptied and calls read Redis directly until tracking is on again. A read

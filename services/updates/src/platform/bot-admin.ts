@@ -13,6 +13,7 @@ export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
   );
   if (username === undefined) return false;
   // Outside the bot's slot, so after the step: the token already fails, these only free the name.
+  // (They are the round trips after the write that let the gateways' caches hear of it first.)
   // A compare-and-set: the name (and its claim time) goes only while it still names this bot.
   await updatesScripts.claimUsername(
     redis,

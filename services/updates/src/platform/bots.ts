@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { keys, ok, type CreateBotBody } from "@starpost/shared";
-import { botFrom, hashToken, newSecret, parseToken } from "@starpost/runtime";
+import { botFrom, hashToken, invalidationsSent, newSecret, parseToken } from "@starpost/runtime";
 import { updatesScripts } from "../lua/index.ts";
 import type { Outcome } from "../outcomes.ts";
 
@@ -80,5 +80,6 @@ export async function rotateToken(
 ): Promise<Outcome<{ token: string }, { outcome: "bot_not_found" }>> {
   const token = `${botId}:${newSecret()}`;
   const rotated = await updatesScripts.rotateToken(redis, { bot: keys.bot(botId) }, { tokenHash: hashToken(token) });
+  await invalidationsSent(redis);
   return rotated ? ok({ token }) : { outcome: "bot_not_found" };
 }
