@@ -10,21 +10,26 @@
  * the few testkit modules it needs by path, not the testkit's index, so the starter stays small.
  * STARPOST_FROM_SOURCE=true runs the services from their TypeScript sources under tsx instead
  * (`node --import tsx scripts/start.ts`, for working on starpost without rebuilding).
+ *
+ * One webhook worker starts with the stack (STARPOST_WORKERS sets how many); when a worker logs
+ * that every slot of a delivery queue shard is in use, a second one is started, as compose runs two.
  */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { REPO_ROOT } from "../packages/testkit/src/compose-file.ts";
-import { startProcessStack } from "../packages/testkit/src/compose-stack.ts";
+import { startProcessStack, type ProcessStack } from "../packages/testkit/src/compose-stack.ts";
 import { stopOnSignal } from "../packages/testkit/src/child-processes.ts";
 import { startRedis } from "../packages/testkit/src/redis-server.ts";
 import { Supervisor } from "../packages/testkit/src/supervisor.ts";
+import { WORKER_BUSY } from "../services/webhook-worker/src/busy.ts";
 import { localStackEnv, platformToken } from "./local-stack-env.ts";
 
 const data = process.env.STARPOST_DATA_DIR ?? join(REPO_ROOT, ".data");
 mkdirSync(join(data, "redis"), { recursive: true });
 // Gateway, workers and services share this host: they talk over Unix sockets here (INTERNAL_SOCKET_DIR).
 mkdirSync(join(data, "sockets"), { recursive: true });
-const supervisor = new Supervisor({ log: (line) => process.stderr.write(`starpost: ${line}\n`) });
+const say = (line: string) => process.stderr.write(`starpost: ${line}\n`);
+const supervisor = new Supervisor({ log: say });
 
 async function redisServer(): Promise<{ url: string; process?: { pid?: number }; stop: () => Promise<void> }> {
   if (process.env.REDIS_URL) return { url: process.env.REDIS_URL, stop: async () => {} };
@@ -36,12 +41,32 @@ async function redisServer(): Promise<{ url: string; process?: { pid?: number };
 const token = platformToken(data);
 const port = Number(process.env.PORT ?? 8081);
 const redis = await redisServer();
+/** Workers at the start; one more starts on demand while fewer than ON_DEMAND_WORKERS run. */
+const workers = Math.max(1, Number(process.env.STARPOST_WORKERS) || 1);
+const ON_DEMAND_WORKERS = 2;
+let running: ProcessStack | undefined;
+let adding = false;
+let stopping = false;
+const onLine = (name: string, line: string) => {
+  if (!running || adding || stopping || !name.startsWith("webhook-worker") || !line.includes(WORKER_BUSY)) return;
+  if (running.processes.filter((p) => p.service === "webhook-worker").length >= ON_DEMAND_WORKERS) return;
+  adding = true;
+  running.addReplica("webhook-worker").then(
+    (p) => say(`${p.name} started (pid ${p.child.pid}): ${name} has every slot of a delivery queue shard in use`),
+    (err: Error) => {
+      adding = false; // tried again on the next busy line
+      say(`a second webhook worker did not start: ${err.message}`);
+    },
+  );
+};
 const stack = await startProcessStack({
   redisUrl: redis.url,
   ...(process.env.STARPOST_FROM_SOURCE === "true" ? {} : { dist: join(REPO_ROOT, "dist") }),
   gatewayPort: port,
   logDir: join(data, "logs"),
   supervisor,
+  workers,
+  onLine,
   extraEnv: { INTERNAL_SOCKET_DIR: join(data, "sockets") },
   env: localStackEnv(token),
 }).catch(async (err) => {
@@ -49,6 +74,7 @@ const stack = await startProcessStack({
   await redis.stop();
   throw err;
 });
+running = stack;
 
 const root = stack.gatewayUrl;
 const example = "starpost_${RANDOM}";
@@ -69,6 +95,7 @@ Press Ctrl-C to stop.
 `);
 
 stopOnSignal(async () => {
+  stopping = true;
   supervisor.stop();
   await stack.stop();
   await redis.stop();

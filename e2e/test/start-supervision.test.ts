@@ -5,11 +5,22 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, expect, it } from "vitest";
-import { eventually, freePort, REPO_ROOT, stopProcess, track } from "@starpost/testkit";
+import {
+  botClient,
+  eventually,
+  freePort,
+  Platform,
+  REPO_ROOT,
+  startReceiver,
+  stopProcess,
+  track,
+  userMessage,
+} from "@starpost/testkit";
 
 /**
  * `npm start` supervises its processes like compose's `restart: unless-stopped`: a killed service
  * and the private redis-server come back (with a line naming them), and Ctrl-C stops everything.
+ * It starts one webhook worker and a second when the first has every slot of a queue shard in use.
  */
 const dir = mkdtempSync(join(tmpdir(), "starpost-start-"));
 let start: ChildProcess | undefined;
@@ -34,7 +45,7 @@ const listening = (port: number) =>
     socket.once("error", () => resolve(false));
   });
 
-it("restarts a killed service and the killed redis-server, and Ctrl-C stops everything", async () => {
+it("starts a second webhook worker on demand, restarts a killed service and the killed redis-server, and Ctrl-C stops everything", async () => {
   const port = await freePort();
   start = track(
     spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
@@ -46,6 +57,8 @@ it("restarts a killed service and the killed redis-server, and Ctrl-C stops ever
         STARPOST_DATA_DIR: dir,
         LOG_LEVEL: "warn",
         STARPOST_FROM_SOURCE: "true",
+        // One slot per delivery queue shard: one drain at work makes the worker busy.
+        WORKER_CONCURRENCY: "8",
       },
       stdio: ["ignore", "pipe", "pipe"],
     }),
@@ -64,14 +77,22 @@ it("restarts a killed service and the killed redis-server, and Ctrl-C stops ever
       Number(m[2]),
     ]),
   );
-  expect([...pids.keys()].sort()).toEqual([
-    "gateway",
-    "invoices",
-    "redis-server",
-    "updates",
-    "webhook-worker-1",
-    "webhook-worker-2",
-  ]);
+  expect([...pids.keys()].sort()).toEqual(["gateway", "invoices", "redis-server", "updates", "webhook-worker-1"]);
+
+  // A delivery held by its receiver keeps the one slot of its shard: the worker says it is busy.
+  const receiver = await startReceiver({ answer: (_r, n) => (n === 1 ? { delayMs: 1_000 } : undefined) });
+  const platform = new Platform(`http://127.0.0.1:${port}`, /Bearer (\S+)/.exec(out.join("\n"))![1]!);
+  const bot = await platform.createBot();
+  expect((await botClient(platform.baseUrl, bot.token)("setWebhook", { url: receiver.url })).status).toBe(200);
+  expect((await platform.pushUpdate(bot.id, userMessage(1, "hold this one"))).status).toBe(200);
+  await eventually(
+    () => seen(/^starpost: webhook-worker-2 started \(pid \d+\): webhook-worker-1 has every slot/),
+    30_000,
+    () => out.join("\n"),
+  );
+  pids.set("webhook-worker-2", Number(/webhook-worker-2 started \(pid (\d+)\)/.exec(out.join("\n"))![1]));
+  await receiver.waitFor((got) => got.length === 1 && got[0]!.doneAt !== undefined);
+  await receiver.close();
   const ready = async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.ok === true;
 
   process.kill(pids.get("invoices")!, "SIGKILL");

@@ -5,6 +5,7 @@ import { keys } from "@starpost/shared";
 import { ChannelRouter, OwnEndpoints, Registry, type Logger } from "@starpost/runtime";
 import { createDeliveryQueue, type DrainJob } from "@starpost/update-log";
 import { createHttpServer, registerOps, type ServiceClient } from "@starpost/http";
+import { WORKER_BUSY, WORKER_BUSY_EVERY_MS } from "./busy.ts";
 import { WebhookSender, type SenderOptions } from "./delivery/sender.ts";
 import { TargetGuard } from "./delivery/target-guard.ts";
 import { BotDrain, type DrainOutcome } from "./drain/bot-drain.ts";
@@ -79,6 +80,12 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const perShard = Math.max(1, Math.ceil(deps.concurrency / queue.all.length));
   /** drains running now, per shard. */
   const running = queue.all.map(() => 0);
+  let busySaidAt = -Infinity;
+  const taken = (shard: number) => {
+    if (++running[shard]! < perShard || performance.now() - busySaidAt < WORKER_BUSY_EVERY_MS) return;
+    busySaidAt = performance.now();
+    logger.warn({ shard, slots: perShard }, WORKER_BUSY);
+  };
 
   const drainDeps = {
     redis,
@@ -97,7 +104,7 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    * until then: a failing bot costs one timer, the same job, not a new job per attempt.
    */
   const drain = async (shard: number, job: Job<DrainJob, DrainOutcome>, token: string | undefined) => {
-    running[shard]!++;
+    taken(shard);
     const crowded = () => running[shard]! * 2 > perShard;
     let outcome: DrainOutcome;
     try {
