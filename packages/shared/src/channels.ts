@@ -21,6 +21,9 @@ export interface Channel<M> {
  * webhook ones are written by set-webhook.lua, delete-webhook.lua and delete-bot.lua with the text
  * encoded here (passed in as an argument).
  *   "<botId>"                    the bot's log grew (wake_grew)
+ *   "<botId> updates <first id> <count> <JSON array>"
+ *                                the bot's log grew by these updates (ids from first id on, each
+ *                                one more): a waiting poll answers with them, no read (wake_grew)
  *   "<botId> conflict <pollId>"  a newer poll took over; that poll must answer 409 (wake_conflict)
  *   "<botId> webhook"            setWebhook: every waiting poll of the bot answers 409, a running
  *                                drain re-reads the webhook
@@ -28,11 +31,21 @@ export interface Channel<M> {
  *                                polls ignore it
  */
 export type WakeMessage =
-  | { kind: "grew"; botId: string }
+  | { kind: "grew"; botId: string; updates?: CarriedUpdates }
   | { kind: "conflict"; botId: string; pollId: string }
   | { kind: "webhook"; botId: string }
   | { kind: "webhook_deleted"; botId: string };
 
+/** The updates one append added, as the wake message carries them. */
+export interface CarriedUpdates {
+  /** the first one's update_id; the others follow it one by one. */
+  firstId: number;
+  count: number;
+  /** their JSON array, as getUpdates answers it. */
+  json: string;
+}
+
+const UPDATES = " updates ";
 const CONFLICT = " conflict ";
 const WEBHOOK = " webhook";
 const WEBHOOK_DELETED = " webhook deleted";
@@ -40,7 +53,8 @@ const WEBHOOK_DELETED = " webhook deleted";
 const wake: Channel<WakeMessage> = {
   name: (botId) => perBot("wake", botId),
   encode(m) {
-    if (m.kind === "grew") return m.botId;
+    if (m.kind === "grew")
+      return m.updates ? `${m.botId}${UPDATES}${m.updates.firstId} ${m.updates.count} ${m.updates.json}` : m.botId;
     if (m.kind === "conflict") return `${m.botId}${CONFLICT}${m.pollId}`;
     if (m.kind === "webhook") return `${m.botId}${WEBHOOK}`;
     return `${m.botId}${WEBHOOK_DELETED}`;
@@ -53,6 +67,15 @@ const wake: Channel<WakeMessage> = {
     if (rest === WEBHOOK) return { kind: "webhook", botId };
     if (rest === WEBHOOK_DELETED) return { kind: "webhook_deleted", botId };
     if (raw.startsWith(CONFLICT, space)) return { kind: "conflict", botId, pollId: raw.slice(space + CONFLICT.length) };
+    if (raw.startsWith(UPDATES, space)) {
+      const at = space + UPDATES.length;
+      const gap = raw.indexOf(" ", at);
+      const end = raw.indexOf(" ", gap + 1);
+      const firstId = Number(raw.slice(at, gap));
+      const count = Number(raw.slice(gap + 1, end));
+      if (gap < 0 || end < 0 || !Number.isSafeInteger(firstId) || !Number.isSafeInteger(count)) return undefined;
+      return { kind: "grew", botId, updates: { firstId, count, json: raw.slice(end + 1) } };
+    }
     return undefined;
   },
 };

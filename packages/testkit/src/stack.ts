@@ -115,3 +115,15 @@ export async function startStack(opts: { logger?: Logger; redisServer?: RedisSer
     },
   };
 }
+
+/**
+ * How many times Redis (every master, on a cluster) has run `command` so far, by INFO
+ * commandstats: calls made inside scripts count too.
+ */
+export async function commandCalls(stack: TestStack, command: string): Promise<number> {
+  const nodes = stack.cluster ? (stack.redis as unknown as import("ioredis").Cluster).nodes("master") : [stack.redis];
+  const pattern = new RegExp(`^cmdstat_${command}:calls=(\\d+)`, "m");
+  let sum = 0;
+  for (const node of nodes) sum += Number(pattern.exec(await node.info("commandstats"))?.[1] ?? 0);
+  return sum;
+}

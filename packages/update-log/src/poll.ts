@@ -9,7 +9,7 @@ export interface PollRead {
   pollId: string;
   /**
    * "claim": wait if nothing is ready, terminating the previous waiter; "rearm": keep waiting if
-   * still the owner (with updates, the claim is kept: the caller releases it after answering).
+   * still the owner (with updates, the claim is kept until the next poll's claim or its TTL).
    */
   mode: PollWaitMode;
   /** how long the claim lives in Redis, ms (the poll's remaining wait plus a margin). */

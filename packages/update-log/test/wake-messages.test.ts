@@ -29,6 +29,7 @@ describe("wake messages", () => {
   it("TypeScript reads what TypeScript writes, for every kind", () => {
     const all: WakeMessage[] = [
       { kind: "grew", botId: "42" },
+      { kind: "grew", botId: "42", updates: { firstId: 9, count: 2, json: '[{"update_id":9},{"update_id":10}]' } },
       { kind: "conflict", botId: "42", pollId: "r1.7" },
       { kind: "webhook", botId: "42" },
       { kind: "webhook_deleted", botId: "42" },
@@ -37,7 +38,7 @@ describe("wake messages", () => {
     expect(channels.wake.decode("42 something")).toBeUndefined();
   });
 
-  it("TypeScript reads what the Lua scripts write (wake.lua): a newer poll's conflict and a grown log", async () => {
+  it("TypeScript reads what the Lua scripts write (wake.lua): a newer poll's conflict and a grown log with its updates", async () => {
     const botId = "7001";
     await subscriber.ssubscribe(channels.wake.name(botId));
     const claim = (pollId: string) =>
@@ -51,6 +52,23 @@ describe("wake messages", () => {
     const callback = { id: "1", from: { id: 5, is_bot: false, first_name: "A" }, chat_instance: "1", data: "x" };
     expect((await appendUpdate({ redis, deliveryQueue }, botId, "callback_query", callback)).outcome).toBe("appended");
     await eventually(() => heard.length >= 2, 10_000, "the grew message");
-    expect(channels.wake.decode(heard[1]!)).toEqual({ kind: "grew", botId });
+    const json = `[{"update_id":1,"callback_query":${JSON.stringify(callback)}}]`;
+    expect(channels.wake.decode(heard[1]!)).toEqual({ kind: "grew", botId, updates: { firstId: 1, count: 1, json } });
+  });
+
+  it("an append of more than 64 KB of updates wakes without carrying them", async () => {
+    const botId = "7002";
+    await subscriber.ssubscribe(channels.wake.name(botId));
+    await redis.hset(keys.bot(botId), "id", botId);
+    const from = heard.length;
+    const big = {
+      id: "1",
+      from: { id: 5, is_bot: false, first_name: "A" },
+      chat_instance: "1",
+      data: "x".repeat(70_000),
+    };
+    expect((await appendUpdate({ redis, deliveryQueue }, botId, "callback_query", big)).outcome).toBe("appended");
+    await eventually(() => heard.length > from, 10_000, "the grew message");
+    expect(channels.wake.decode(heard[from]!)).toEqual({ kind: "grew", botId });
   });
 });

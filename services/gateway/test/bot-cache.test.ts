@@ -1,6 +1,5 @@
-import type { Cluster } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botClient, eventually, startStack, type TestStack } from "@starpost/testkit";
+import { botClient, commandCalls, eventually, startStack, type TestStack } from "@starpost/testkit";
 
 // The gateway authenticates from its in-process cache of bot records, kept true by Redis's
 // client-side caching invalidations (on one Redis; on a cluster it reads every call).
@@ -10,13 +9,8 @@ beforeAll(async () => {
 });
 afterAll(() => stack.close());
 
-/** HMGET calls Redis (every master) has run so far (only the gateway's token check reads a bot with HMGET on getMe). */
-async function hmgets(): Promise<number> {
-  const nodes = stack.cluster ? (stack.redis as unknown as Cluster).nodes("master") : [stack.redis];
-  let sum = 0;
-  for (const node of nodes) sum += Number(/cmdstat_hmget:calls=(\d+)/.exec(await node.info("commandstats"))?.[1] ?? 0);
-  return sum;
-}
+/** HMGET calls Redis has run so far (only the gateway's token check reads a bot with HMGET on getMe). */
+const hmgets = () => commandCalls(stack, "hmget");
 
 /** Waits until a bot's getMe is answered without reading Redis (the cache holds its record). */
 async function cached(call: ReturnType<typeof botClient>) {

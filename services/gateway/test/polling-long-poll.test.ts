@@ -2,6 +2,7 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keys } from "@starpost/shared";
 import {
+  commandCalls,
   startStack,
   userMessage,
   type TestStack,
@@ -37,10 +38,50 @@ describe("long polling", () => {
     expect(ids(res)).toEqual([id]);
     expect(res.body.result[0].message.text).toBe("hello");
     expect(Date.now() - started).toBeLessThan(10_000);
-    // An answered poll gives up its waiter at once and its claim right after the answer went out
-    // (the claim's delete is a write, kept off the woken poll's path).
+    // An answered poll gives up its waiter at once; its claim stays (a delete would be a write
+    // more) until the bot's next poll takes it over, which waits as any first poll does.
     expect(await waiting()).toBe(0);
-    await eventually(async () => (await pollOwner(stack.redis, bot.id)) === null, 10_000, "the claim given up");
+    const answered = await pollOwner(stack.redis, bot.id);
+    expect(answered).not.toBeNull();
+    const next = getUpdates(stack.gatewayUrl, bot.token, { offset: id + 1, timeout: 20 });
+    await waitingPoll(stack.redis, bot.id, answered);
+    const second = await push(stack.platform, bot.id, userMessage(5, "again"));
+    expect(ids(await next)).toEqual([second]);
+  });
+
+  const xranges = () => commandCalls(stack, "xrange");
+
+  it("a woken poll answers with the updates the push carried, in order, without reading the log", async () => {
+    const bot = await stack.platform.createBot();
+    const poll = getUpdates(stack.gatewayUrl, bot.token, { timeout: 20 });
+    await waitingPoll(stack.redis, bot.id);
+    const before = await xranges();
+    const pushed = await stack.platform.pushUpdate(bot.id, [userMessage(5, "a"), userMessage(6, "b")]);
+    const res = await poll;
+    expect(ids(res)).toEqual(pushed.body.result.map((r: { update_id: number }) => r.update_id));
+    expect(res.body.result.map((u: { message: { text: string } }) => u.message.text)).toEqual(["a", "b"]);
+    expect(await xranges()).toBe(before);
+  });
+
+  it("a woken poll whose limit is below what the push carried reads the log and answers the oldest", async () => {
+    const bot = await stack.platform.createBot();
+    const poll = getUpdates(stack.gatewayUrl, bot.token, { limit: 1, timeout: 20 });
+    await waitingPoll(stack.redis, bot.id);
+    const before = await xranges();
+    const pushed = await stack.platform.pushUpdate(bot.id, [userMessage(5, "a"), userMessage(6, "b")]);
+    expect(ids(await poll)).toEqual([pushed.body.result[0].update_id]);
+    expect(await xranges()).toBeGreaterThan(before);
+  });
+
+  it("a woken poll whose offset is past what the push carried keeps waiting, as its read would", async () => {
+    const bot = await stack.platform.createBot();
+    // An offset up to 10 past the next id is kept (poll-updates.lua): ids 1 and 2 are below it.
+    const poll = getUpdates(stack.gatewayUrl, bot.token, { offset: 3, timeout: 20 });
+    await waitingPoll(stack.redis, bot.id);
+    await stack.platform.pushUpdate(bot.id, [userMessage(5, "a"), userMessage(6, "b")]);
+    const third = await push(stack.platform, bot.id, userMessage(7, "c"));
+    expect(third).toBe(3);
+    expect(ids(await poll)).toEqual([3]);
   });
 
   it("answers at once when updates are ready, without waiting", async () => {

@@ -9,7 +9,8 @@
   ARGV[1] offset: 0: from the oldest; > 0: confirm every id below it; < 0: keep the newest |offset|
   ARGV[2] limit: 1..100            ARGV[3] now: Unix ms
   ARGV[4] pollId: poll id          ARGV[5] mode: wait mode, "none", "claim" (a new poll) or "rearm" (a woken one)
-                                   (a woken one with updates keeps its claim for the caller to release)
+                                   (a woken one with updates keeps its claim: the next poll's
+                                   claim replaces it, or it lapses with its TTL)
   ARGV[6] ownerTtl: owner TTL, ms  ARGV[7] wakeChannel: wake shard channel   ARGV[8] botId: bot id
   ARGV[9] allowedMode: "keep", "default" or "set"   ARGV[10..] kinds: the allowed kinds (for "set")
   Returns { "webhook" } | { "ok", update JSON... } | { "wait" } | { "gone" } (rearm, no longer the owner).
@@ -61,8 +62,8 @@ while #out <= limit and budget > 0 do
 end
 
 if #out > 1 or mode == "none" then
-  -- A woken poll ("rearm") gives its claim up after it has answered (release-poll.lua): a write
-  -- here would put an AOF fsync between the wake-up and the answer.
+  -- A woken poll ("rearm") keeps its claim, answered: a write here would put an AOF fsync
+  -- between the wake-up and the answer. The bot's next poll takes the claim over.
   if mode ~= "rearm" and redis.call("GET", KEYS[4]) == ARGV[4] then redis.call("DEL", KEYS[4]) end
   return out
 end

@@ -11,16 +11,21 @@
          the chat's next one and puts it in front of the payload's keys
     log_close(log) -> 1 when something was appended and the bot has a webhook (the pending signal:
       the caller's appendThenDeliver schedules the bot's drain job, and the workers' reconciler
-      does if the caller dies first), else 0; when something was appended, publishes the bot id
-      once on its wake channel, which wakes a waiting poll or the running drain of the bot.
+      does if the caller dies first), else 0; when something was appended, publishes once on the
+      bot's wake channel, which wakes a waiting poll or the running drain of the bot. The message
+      carries the updates appended when they come to at most WAKE_CARRY_BYTES of JSON: a waiting
+      poll answers with them without reading the log.
   The entry's fields are log-entry.lua's (included here).
 ]]
 --!include wake.lua
 --!include log-entry.lua
 
+local WAKE_CARRY_BYTES = 65536
+
 local function log_open(k, cap, wake_channel, bot_id)
   return {
     k = k, cap = tonumber(cap), channel = wake_channel, bot = bot_id, appended = false,
+    carried = {}, carried_bytes = 0, first_id = nil,
     restricted = redis.call("EXISTS", k[3]) == 1,
     webhook = redis.call("EXISTS", k[4]),
     pending = redis.call("XLEN", k[1]),
@@ -35,6 +40,11 @@ local function log_append(log, kind, opt_in, queue, expiry, payload)
   local id = redis.call("INCR", log.k[2])
   local json = '{"update_id":' .. id .. ',"' .. kind .. '":' .. payload .. '}'
   entry_write(log.k[1], id, kind, queue, expiry, json)
+  log.first_id = log.first_id or id
+  if log.carried then
+    log.carried_bytes = log.carried_bytes + #json
+    if log.carried_bytes > WAKE_CARRY_BYTES then log.carried = nil else log.carried[#log.carried + 1] = json end
+  end
   log.pending = log.pending + 1
   log.appended = true
   return id
@@ -51,7 +61,7 @@ end
 
 local function log_close(log)
   if not log.appended then return 0 end
-  wake_grew(log.channel, log.bot)
+  wake_grew(log.channel, log.bot, log.first_id, log.carried)
   return log.webhook
 end
 

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
-import { channels, ok, RawJson, type WakeMessage } from "@starpost/shared";
+import { channels, ok, RawJson, type CarriedUpdates, type WakeMessage } from "@starpost/shared";
 import type { ChannelRouter, Listening, Logger, Registry } from "@starpost/runtime";
 import { pollUpdates, releasePoll } from "@starpost/update-log";
 import type { Outcome } from "../outcomes.ts";
@@ -32,6 +32,8 @@ interface Waiter {
   dirty: boolean;
   /** the deadline passed: the next read is the last. */
   expired: boolean;
+  /** the wake messages heard since the last look, with the updates each carried (undefined: none). */
+  heard: (CarriedUpdates | undefined)[];
   done: boolean;
   wakeTimer?: NodeJS.Immediate;
   deadlineTimer?: NodeJS.Timeout;
@@ -180,6 +182,7 @@ export class PollHub {
       reading: false,
       dirty: false,
       expired: false,
+      heard: [],
       done: false,
       answer,
       resolve,
@@ -212,7 +215,7 @@ export class PollHub {
 
   private heard(botId: string, m: WakeMessage): void {
     if (m.botId !== botId || !this.byBot.has(botId)) return;
-    if (m.kind === "grew") return this.wake(botId);
+    if (m.kind === "grew") return this.wake(botId, m.updates);
     if (m.kind === "webhook_deleted") return;
     for (const w of this.waitersOf(m.botId)) {
       if (m.kind === "webhook") this.terminate(w, { outcome: "set_webhook" });
@@ -220,16 +223,24 @@ export class PollHub {
     }
   }
 
-  private wake(botId: string): void {
+  /** `updates`: what the append that woke the bot carried; undefined makes the waiter read. */
+  private wake(botId: string, updates?: CarriedUpdates): void {
     this.metrics.wakeups.inc();
     for (const w of this.waitersOf(botId)) {
-      if (w.reading) w.dirty = true;
-      else if (!w.wakeTimer) {
+      if (w.reading) {
+        w.dirty = true;
+        continue;
+      }
+      w.heard.push(updates);
+      if (!w.wakeTimer) {
         // The batching delay: every wake message already read from the socket is handled first,
         // so updates pushed together are answered together, at no added latency.
         w.wakeTimer = setImmediate(() => {
           w.wakeTimer = undefined;
-          void this.pump(w);
+          const carried = carriedAnswer(w);
+          w.heard = [];
+          if (carried !== undefined && !w.done && w.deadlineTimer) this.finish(w, updatesResult(carried), "woken");
+          else void this.pump(w);
         });
       }
     }
@@ -251,12 +262,7 @@ export class PollHub {
           ownerTtlMs: Math.max(w.deadline - Date.now(), 0) + CLAIM_MARGIN_MS,
         });
         if (w.done) return;
-        if (r.outcome === "updates") {
-          this.finish(w, updatesResult(r.updates), last ? "timeout" : "woken");
-          // The claim is given up once the answer is on its way, not before (see poll-updates.lua).
-          if (!last) this.release(w);
-          return;
-        }
+        if (r.outcome === "updates") return this.finish(w, updatesResult(r.updates), last ? "timeout" : "woken");
         // A webhook was set while this poll waited (its setWebhook message may still be on the way).
         if (r.outcome === "webhook") return this.terminate(w, { outcome: "set_webhook" });
         if (r.outcome === "gone") return this.terminate(w, { outcome: "other_get_updates" });
@@ -304,4 +310,25 @@ export class PollHub {
       this.logger.warn({ err: { message: err.message }, botId: w.botId }, "could not release a poll"),
     );
   }
+}
+
+/**
+ * The answer a woken poll gives without reading the log: the updates its wake messages carried,
+ * when every message carried its updates, they follow one another, start at or past the poll's
+ * offset and fit its limit. The poll claimed the bot after reading the log and finding nothing,
+ * so what was appended since is the oldest the bot has not seen. Otherwise undefined: read.
+ */
+function carriedAnswer(w: Waiter): string[] | undefined {
+  const first = w.heard[0];
+  if (first === undefined || (w.offset > 0 && first.firstId < w.offset)) return undefined;
+  let next = first.firstId;
+  let count = 0;
+  const parts: string[] = [];
+  for (const u of w.heard) {
+    if (u === undefined || u.firstId !== next) return undefined;
+    next += u.count;
+    count += u.count;
+    parts.push(u.json.slice(1, -1));
+  }
+  return count <= w.limit ? parts : undefined;
 }
