@@ -7,7 +7,7 @@ import { PLATFORM_TOKEN } from "./stack.ts";
 /**
  * Wake latency, `n` times one after the other: from a platform ingest call (a user's message pushed
  * through the gateway) to the bot's waiting getUpdates answering. Each push goes only once the poll
- * waits (its claim is in Redis), so what is measured is the wake-up, not a ready read. The first
+ * waits (its own claim is in Redis), so what is measured is the wake-up, not a ready read. The first
  * 20 events warm the processes up and are not returned.
  */
 export async function measureWakes(
@@ -21,12 +21,17 @@ export async function measureWakes(
   const headers = { authorization: `Bearer ${PLATFORM_TOKEN}`, "content-type": "application/json" };
   const latencies: number[] = [];
   let offset = 0;
+  // An answered poll's claim stays until the next poll's claim replaces it.
+  let previous: string | null = null;
   try {
     for (let i = 0; i < n + 20; i++) {
       const poll = request(`${gatewayUrl}/bot${bot.token}/getUpdates?timeout=30&offset=${offset}`, {
         dispatcher: agent,
       }).then(async (res) => ((await res.body.json()) as { result: { update_id: number }[] }).result);
-      while ((await redis.get(keys.pollOwner(bot.id))) === null) await new Promise((r) => setImmediate(r));
+      let owner: string | null;
+      while ((owner = await redis.get(keys.pollOwner(bot.id))) === null || owner === previous)
+        await new Promise((r) => setImmediate(r));
+      previous = owner;
       const body = JSON.stringify(userMessage(7, `m${i}`));
       const started = performance.now();
       const ingest = request(ingestUrl, { method: "POST", headers, body, dispatcher: agent }).then((r) =>
