@@ -45,10 +45,10 @@ import {
 const EXPECTED = {
   sendInvoice: 2,
   push: 1,
-  getUpdatesEmpty: 2,
+  getUpdatesEmpty: 1,
   getUpdatesWoken: 2,
   payment: 7,
-  paymentGetUpdates: 2,
+  paymentGetUpdates: 1,
   webhookPush: 2,
   webhookDelivery: 5,
   setWebhook: 3,
@@ -73,12 +73,15 @@ function serviceOf(name: string): string {
 /** The name of every script starpost and BullMQ run, by SHA-1, to label EVALSHA commands. */
 function scriptNames(): Map<string, string> {
   const names = new Map<string, string>();
-  const updateLogLua = join(REPO_ROOT, "packages/update-log/src/lua");
+  const shared = ["packages/update-log/src/lua", "packages/runtime/src/lua"].map((d) => join(REPO_ROOT, d));
   // The bridge's loader (packages/runtime/src/lua/bridge.ts): `--!include x` is replaced by x,
-  // found beside the script or in the update log's folder.
+  // found beside the script or in the update log's or the runtime's folder.
   const source = (dir: string, file: string): string =>
     readFileSync(join(dir, file), "utf8").replace(/^--!include (\S+)$/gm, (_, included: string) =>
-      source(existsSync(join(dir, included)) ? dir : updateLogLua, included),
+      source(
+        [dir, ...shared].find((d) => existsSync(join(d, included)))!,
+        included,
+      ),
     );
   for (const root of ["packages", "services"]) {
     for (const name of readdirSync(join(REPO_ROOT, root))) {

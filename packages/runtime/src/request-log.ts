@@ -97,6 +97,11 @@ export class RequestLogWriter {
     }
   }
 
+  /** Entries of this bot wait to be written: an entry written elsewhere now would go before them. */
+  waiting(botId: string): boolean {
+    return this.pending.has(botId);
+  }
+
   /** Resolves once every entry added so far is written (or its write failed). */
   async drain(): Promise<void> {
     while (this.inFlight || this.pending.size > 0) await (this.inFlight ?? this.write());

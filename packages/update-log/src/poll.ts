@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { channels, keys } from "@starpost/shared";
+import { REQUEST_LOG_SIZE } from "@starpost/runtime";
 import { logScripts, type AllowedMode, type PollOutcome, type PollWaitMode } from "./lua/index.ts";
 
 export interface PollRead {
@@ -16,6 +17,8 @@ export interface PollRead {
   ownerTtlMs: number;
   /** getUpdates' allowed_updates: kinds, `null` for the default, `undefined` to leave the setting. */
   allowed?: string[] | null;
+  /** the call's request log entry, written by the step when it answers the call (updates or, not waiting, none). */
+  logEntry?: string;
   now?: number;
 }
 
@@ -23,7 +26,8 @@ export interface PollRead {
  * getUpdates' read in one round trip: refuses while a webhook is set, confirms below `offset`
  * (negative: keeps the newest |offset|), deletes expired updates, returns up to `limit`; stores
  * `allowed` unless refused for a webhook (an unchanged setting is not written again); with
- * nothing ready it claims (or re-arms) the bot's waiting-poll slot.
+ * nothing ready it claims (or re-arms) the bot's waiting-poll slot. A call it answers has its
+ * request log entry (`logEntry`) written in the same step.
  */
 export async function pollUpdates(redis: Redis, botId: string, read: PollRead): Promise<PollOutcome> {
   return logScripts.pollUpdates(
@@ -34,6 +38,8 @@ export async function pollUpdates(redis: Redis, botId: string, read: PollRead): 
       webhook: keys.webhook(botId),
       owner: keys.pollOwner(botId),
       allowed: keys.allowedUpdates(botId),
+      bot: keys.bot(botId),
+      requests: keys.requestLog(botId),
     },
     {
       offset: read.offset,
@@ -45,6 +51,8 @@ export async function pollUpdates(redis: Redis, botId: string, read: PollRead): 
       wakeChannel: channels.wake.name(botId),
       botId,
       allowedMode: allowedMode(read.allowed),
+      logKept: REQUEST_LOG_SIZE,
+      logEntry: read.logEntry ?? "",
       kinds: read.allowed ?? [],
     },
   );

@@ -55,7 +55,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   });
   registerPlatformApi(app, { services: deps.services, platformToken: deps.platformToken });
   registerConsole(app);
-  registerRequestLog(app, deps.redis, deps.logger, registry);
+  const stepLog = registerRequestLog(app, deps.redis, deps.logger, registry);
   const router = new ChannelRouter(deps.subscriber);
   const polls = new PollHub({ redis: deps.redis, router, logger: deps.logger, registry });
   polls.start();
@@ -70,6 +70,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     services: deps.services,
     botCache: deps.botCache,
     polling: { redis: deps.redis, hub: polls },
+    stepLog,
   });
   if (deps.botCache) app.addHook("onClose", () => deps.botCache!.close());
 

@@ -4,12 +4,9 @@ import { rowsOf, type MethodTable } from "@starpost/http";
 import { answer } from "./outcomes.ts";
 import { CloseParams, GetMeParams, LogOutParams } from "./params/bot.ts";
 import { GetUpdatesParams } from "./params/get-updates.ts";
-import { getUpdates, type PollingDeps } from "./polling/handlers.ts";
+import { getUpdates, type HeldCall, type PollingDeps } from "./polling/handlers.ts";
 
-/** What the gateway gives its own methods besides the call: an abort signal, made when first read. */
-export interface HeldCall {
-  signal: AbortSignal;
-}
+export type { HeldCall };
 
 const row = rowsOf<PollingDeps, HeldCall>();
 

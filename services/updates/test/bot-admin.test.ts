@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botClient, http, startStack, type TestStack } from "@starpost/testkit";
+import { botClient, http, push, startStack, userMessage, waitingPoll, type TestStack } from "@starpost/testkit";
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -121,6 +121,35 @@ describe("the request log", () => {
     expect(JSON.stringify(log)).not.toContain(bot.token);
     expect((await read(bot.id, "?limit=1")).map((r: any) => r.method)).toEqual(["sendPhoto"]);
     expect((await read(other.id)).map((r: any) => r.method)).toEqual(["getMe"]);
+  });
+
+  it("logs getUpdates in call order however it was answered: at once (by its read's step), woken, refused for a webhook", async () => {
+    const bot = await stack.platform.createBot();
+    const call = botClient(stack.gatewayUrl, bot.token);
+    await call("getMe");
+    expect((await call("getUpdates", { timeout: 0, limit: 5 })).body).toEqual({ ok: true, result: [] });
+    const poll = call("getUpdates", { timeout: 20 });
+    await waitingPoll(stack.redis, bot.id);
+    await push(stack.platform, bot.id, userMessage(5, "hi"));
+    expect((await poll).body.result).toHaveLength(1);
+    await call("setWebhook", { url: "http://127.0.0.1:9/hook" });
+    expect((await call("getUpdates", { offset: 2 })).status).toBe(409);
+    let log: any[] = [];
+    const read = async () => (await stack.platform.call("GET", `/bots/${bot.id}/requests`)).body.result.requests;
+    for (const until = Date.now() + 5000; log.length < 5 && Date.now() < until;) log = await read();
+    expect(log.map((r) => [r.method, r.status, r.ok])).toEqual([
+      ["getMe", 200, true],
+      ["getUpdates", 200, true],
+      ["getUpdates", 200, true],
+      ["setWebhook", 200, true],
+      ["getUpdates", 409, false],
+    ]);
+    // The parameters as the call sent them (this client's form values are text).
+    expect([log[1].params.timeout, log[1].params.limit].map(String)).toEqual(["0", "5"]);
+    expect(typeof log[1].date).toBe("number");
+    expect(typeof log[1].duration_ms).toBe("number");
+    expect(String(log[4].params.offset)).toBe("2");
+    expect(log[4].error_code).toBe(409);
   });
 
   it("masks token, secret_token, provider_token and URL passwords, at any depth; getWebhookInfo keeps the URL as set", async () => {

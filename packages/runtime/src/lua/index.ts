@@ -5,6 +5,9 @@ const { one, rest } = luaSlot;
 
 export * from "./bridge.ts";
 
+/** This folder: the update log's scripts include request-log.lua from it. */
+export const RUNTIME_LUA = new URL("./", import.meta.url).href;
+
 const script = scriptsIn(import.meta.url);
 
 const done = (n: number) => n === 1;

@@ -4,7 +4,5 @@
   KEYS[1] bot: bot hash   KEYS[2] log: request log list
   ARGV[1] kept: entries kept   ARGV[2..] entries: entry JSONs, oldest first (at most `kept`)
 ]]
-if redis.call("EXISTS", KEYS[1]) == 0 then return 0 end
-redis.call("RPUSH", KEYS[2], unpack(ARGV, 2))
-redis.call("LTRIM", KEYS[2], -tonumber(ARGV[1]), -1)
-return 1
+--!include request-log.lua
+return request_log_write(KEYS[1], KEYS[2], ARGV[1], { unpack(ARGV, 2) })

@@ -1,4 +1,4 @@
-import { luaSlot, scriptsIn, type LuaValue } from "@starpost/runtime";
+import { luaSlot, RUNTIME_LUA, scriptsIn, type LuaValue } from "@starpost/runtime";
 
 const { one, run, rest } = luaSlot;
 
@@ -19,7 +19,7 @@ export type PollOutcome =
 /** This folder: scripts elsewhere include update-log.lua, wake.lua and log-entry.lua from it. */
 export const UPDATE_LOG_LUA = new URL("./", import.meta.url).href;
 
-const script = scriptsIn(import.meta.url);
+const script = scriptsIn(import.meta.url, [RUNTIME_LUA]);
 
 const done = (n: number) => n === 1;
 
@@ -48,7 +48,7 @@ export const logScripts = {
     reply: (r: (number | string)[]) => (r[0] === -1 ? undefined : { webhook: r[0] === 1, results: r.slice(1) }),
   }),
   pollUpdates: script("poll-updates.lua", {
-    keys: { stream: one(), counter: one(), webhook: one(), owner: one(), allowed: one() },
+    keys: { stream: one(), counter: one(), webhook: one(), owner: one(), allowed: one(), bot: one(), requests: one() },
     args: {
       offset: one<number>(),
       limit: one<number>(),
@@ -59,6 +59,8 @@ export const logScripts = {
       wakeChannel: one(),
       botId: one(),
       allowedMode: one<AllowedMode>(),
+      logKept: one<number>(),
+      logEntry: one(),
       kinds: rest(),
     },
     reply: ([head, ...updates]: string[]): PollOutcome =>

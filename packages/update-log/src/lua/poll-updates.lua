@@ -5,22 +5,26 @@
   makes the caller the bot's one waiting poll and tells the previous one (on any replica) to go.
   KEYS[1] stream: update log stream        KEYS[2] counter: update_id counter
   KEYS[3] webhook: webhook hash             KEYS[4] owner: poll owner string
-  KEYS[5] allowed: allowed_updates set
+  KEYS[5] allowed: allowed_updates set     KEYS[6] bot: bot hash   KEYS[7] requests: request log list
   ARGV[1] offset: 0: from the oldest; > 0: confirm every id below it; < 0: keep the newest |offset|
   ARGV[2] limit: 1..100            ARGV[3] now: Unix ms
   ARGV[4] pollId: poll id          ARGV[5] mode: wait mode, "none", "claim" (a new poll) or "rearm" (a woken one)
                                    (a woken one with updates keeps its claim: the next poll's
                                    claim replaces it, or it lapses with its TTL)
   ARGV[6] ownerTtl: owner TTL, ms  ARGV[7] wakeChannel: wake shard channel   ARGV[8] botId: bot id
-  ARGV[9] allowedMode: "keep", "default" or "set"   ARGV[10..] kinds: the allowed kinds (for "set")
+  ARGV[9] allowedMode: "keep", "default" or "set"
+  ARGV[10] logKept: request log entries kept   ARGV[11] logEntry: the call's request log entry,
+  written when the call is answered here ("ok"); "" for none
+  ARGV[12..] kinds: the allowed kinds (for "set")
   Returns { "webhook" } | { "ok", update JSON... } | { "wait" } | { "gone" } (rearm, no longer the owner).
 ]]
 --!include wake.lua
 --!include log-entry.lua
 --!include allowed-updates.lua
+--!include request-log.lua
 
 if redis.call("EXISTS", KEYS[3]) == 1 then return { "webhook" } end
-allowed_store(KEYS[5], ARGV[9], { unpack(ARGV, 10) })
+allowed_store(KEYS[5], ARGV[9], { unpack(ARGV, 12) })
 local offset = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
@@ -65,6 +69,7 @@ if #out > 1 or mode == "none" then
   -- A woken poll ("rearm") keeps its claim, answered: a write here would put an AOF fsync
   -- between the wake-up and the answer. The bot's next poll takes the claim over.
   if mode ~= "rearm" and redis.call("GET", KEYS[4]) == ARGV[4] then redis.call("DEL", KEYS[4]) end
+  if ARGV[11] ~= "" then request_log_write(KEYS[6], KEYS[7], ARGV[10], { ARGV[11] }) end
   return out
 end
 

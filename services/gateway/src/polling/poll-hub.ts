@@ -49,6 +49,18 @@ export interface WaitRequest {
   signal: AbortSignal;
   /** allowed_updates, stored by the first read's step (see PollRead). */
   allowed?: string[] | null;
+  /** the call's request log entry, written by the first read's step when it answers at once. */
+  log?: StepLog;
+}
+
+/**
+ * A call's request log entry for the Redis step that answers it to write itself (getUpdates'
+ * read, poll-updates.lua), saving the write after the answer: the entry as it stands (status
+ * 200, the time taken so far), and `written()` once the step wrote it.
+ */
+export interface StepLog {
+  entry: string;
+  written(): void;
 }
 
 /** What getUpdates answers: the updates (as their JSON), a 409, or a failed read. */
@@ -139,6 +151,7 @@ export class PollHub {
         mode: "claim",
         ownerTtlMs: req.timeoutMs + CLAIM_MARGIN_MS,
         allowed: req.allowed,
+        logEntry: req.log?.entry,
       });
       if (first.outcome === "webhook") {
         this.unregister(w);
@@ -150,12 +163,14 @@ export class PollHub {
     } finally {
       w.reading = false;
     }
-    if (w.done) return w.answer; // a newer poll took over during the first read
     if (first.outcome === "updates") {
-      this.unregister(w);
+      // Read before any setWebhook step that ended the waiter meanwhile: the updates are the answer.
+      req.log?.written();
+      if (!w.done) this.unregister(w);
       this.answeredAtOnce();
       return updatesResult(first.updates);
     }
+    if (w.done) return w.answer; // a newer poll took over during the first read
     if (req.signal.aborted) {
       this.leave(w);
       return w.answer;

@@ -7,6 +7,7 @@ import { GATEWAY_METHODS, type HeldCall } from "../methods.ts";
 import type { PollingDeps } from "../polling/handlers.ts";
 import { readBotParams } from "./body.ts";
 import { applyFault, noteBotCall } from "./bot-calls.ts";
+import type { StepLog } from "../polling/poll-hub.ts";
 import type { BotCache } from "../bot-cache.ts";
 
 export interface BotApiDeps {
@@ -15,12 +16,14 @@ export interface BotApiDeps {
   botCache?: BotCache;
   /** what the gateway's own methods need (getUpdates: the log and the poll hub). */
   polling: PollingDeps;
+  /** a call's request log entry for the step that answers it (registerRequestLog). */
+  stepLog: (req: FastifyRequest) => StepLog | undefined;
 }
 
 const BOT_PATH = /^\/bot([^/]*)\/([^/]*)$/;
 
 /** `/bot<token>/<method>`: token check, method lookup, then the owning service answers. */
-export function registerBotApi(app: FastifyInstance, { redis, services, botCache, polling }: BotApiDeps) {
+export function registerBotApi(app: FastifyInstance, { redis, services, botCache, polling, stepLog }: BotApiDeps) {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split("?", 1)[0]!;
     const match = BOT_PATH.exec(path);
@@ -58,6 +61,7 @@ export function registerBotApi(app: FastifyInstance, { redis, services, botCache
         get signal() {
           return (signal ??= abortOnClose(reply));
         },
+        stepLog: () => stepLog(req),
       };
       return sendOutcome(reply, await row.handler(polling, ctx));
     }

@@ -4,6 +4,7 @@ import type { Redis } from "ioredis";
 import { findMethod, type BotApiError } from "@starpost/shared";
 import { faultError, loggedParams, RequestLogWriter, takeFault, type Logger, type Registry } from "@starpost/runtime";
 import { sendError } from "@starpost/http";
+import type { StepLog } from "../polling/poll-hub.ts";
 
 /**
  * What the platform API shows and scripts about a bot's calls, kept out of the request path's
@@ -16,6 +17,8 @@ interface BotCall {
   method: string;
   params: Record<string, unknown>;
   started: number;
+  /** the step that answered the call wrote its request log entry (see StepLog). */
+  logged?: boolean;
 }
 
 const calls = new WeakMap<FastifyRequest, BotCall>();
@@ -46,8 +49,29 @@ export async function applyFault(
   return true;
 }
 
-/** Records each bot call's outcome in the bot's request log (and the calls metric) once the answer is sent. */
-export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: Logger, registry: Registry) {
+function entryOf(call: BotCall, status: number, error: { error_code?: number; description?: string }) {
+  return {
+    date: Math.floor(Date.now() / 1000),
+    method: call.method,
+    params: loggedParams(call.params),
+    status,
+    ok: status === 200,
+    ...error,
+    duration_ms: Math.round(performance.now() - call.started),
+  };
+}
+
+/**
+ * Records each bot call's outcome in the bot's request log (and the calls metric) once the answer
+ * is sent, unless the step that answered it wrote the entry. Returns what gives a step its call's
+ * entry: none while entries of the same bot wait to be written (they go first).
+ */
+export function registerRequestLog(
+  app: FastifyInstance,
+  redis: Redis,
+  logger: Logger,
+  registry: Registry,
+): (req: FastifyRequest) => StepLog | undefined {
   const counted = registry.counter(
     "starpost_bot_api_calls_total",
     'Bot API calls answered, by method (unknown names as "unknown") and HTTP status',
@@ -64,6 +88,7 @@ export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: L
     if (!call) return done(null, payload);
     const status = reply.statusCode;
     counted.inc({ method: findMethod(call.method) ?? "unknown", status });
+    if (call.logged) return done(null, payload);
     let error: { error_code?: number; description?: string } = {};
     if (status !== 200) {
       try {
@@ -73,16 +98,12 @@ export function registerRequestLog(app: FastifyInstance, redis: Redis, logger: L
         error = { error_code: status };
       }
     }
-    const entry = {
-      date: Math.floor(Date.now() / 1000),
-      method: call.method,
-      params: loggedParams(call.params),
-      status,
-      ok: status === 200,
-      ...error,
-      duration_ms: Math.round(performance.now() - call.started),
-    };
-    log.add(call.botId, entry);
+    log.add(call.botId, entryOf(call, status, error));
     done(null, payload);
   });
+  return (req) => {
+    const call = calls.get(req);
+    if (!call || log.waiting(call.botId)) return undefined;
+    return { entry: JSON.stringify(entryOf(call, 200, {})), written: () => (call.logged = true) };
+  };
 }
