@@ -55,6 +55,8 @@ export const STATUS = {
   lastOk: "last_ok",
   /** prefix of per-update retry state fields: `r:<update_id>` -> "<fails>:<delay s>:<wakeup ms>". */
   retryPrefix: "r:",
+  /** the retry timer holds the bot's next attempt: its due time (ms), or "run" while it runs. */
+  retryAt: "retry_at",
 } as const;
 
 /** The last delivery error, if any (getWebhookInfo). */

@@ -58,8 +58,10 @@ export const keys = {
   webhook: (botId: string | number) => `${PREFIX}:webhook:${tag(botId)}`,
   /**
    * Hash: last_error_date, last_error_message, last_ok ("1" after a success, "0" after a failure)
-   * and `r:<update_id>` -> "<fails>:<delay s>:<wakeup ms>" for updates waiting to be retried.
-   * Delivery status, cleared by set/delete.
+   * and `r:<update_id>` -> "<fails>:<delay s>:<wakeup ms>" for updates waiting to be retried;
+   * `retry_at` while the bot's next attempt is the retry timer's (keys.webhookRetries): the due
+   * time (ms), or "run" while a worker runs it. Delivery status, cleared by set/delete (which keep
+   * a "run").
    */
   webhookStatus: (botId: string | number) => `${PREFIX}:webhook-status:${tag(botId)}`,
   /** Set of bot ids that have a webhook (scanned by the workers' reconciler), one per shard. */
@@ -70,6 +72,12 @@ export const keys = {
    * once when it sees it change.
    */
   sweepEpoch: () => `${PREFIX}:sweep-epoch`,
+  /**
+   * Sorted set: the webhook bots waiting for a retry, scored by when it is due (Unix ms); while a
+   * worker runs one, by when its claim lapses. One member per failing bot (at most one per
+   * webhook bot); the workers' one timer for every retry.
+   */
+  webhookRetries: () => `${PREFIX}:webhook-retries`,
   /** The webhookBots shard that holds this bot. */
   webhookBotsOf: (botId: string | number) => keys.webhookBots(shardOf(botId, WEBHOOK_BOT_SHARDS)),
   /** String with a 1 s TTL: setWebhook with a URL at most once a second per bot. */

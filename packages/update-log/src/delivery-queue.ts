@@ -133,16 +133,15 @@ export type DrainCause =
   /** setWebhook stored a webhook; `pending` updates wait in the log. */
   | { cause: "webhook_set"; pending: number }
   /**
-   * Redis is asked (a webhook set and updates pending?): after a drain ended (`retryAt`: it ended
-   * waiting for a retry due then) and on the workers' reconciler passes.
+   * Redis is asked (a webhook set and updates pending?): after a drain ended (`retryAt`: not
+   * before then, after a drain that failed) and on the workers' reconciler passes.
    */
   | { cause: "recheck"; redis: Redis; retryAt?: number };
 
 /**
  * Makes sure the bot's drain job exists when `why` calls for one. A job that exists (waiting,
- * running or delayed) is kept: the job id is per bot. For setWebhook, a drain delayed for the old
- * webhook's retry is promoted (a running drain notices the new settings by itself). Resolves to
- * whether a drain was asked for.
+ * running or delayed) is kept: the job id is per bot (a running drain notices new webhook
+ * settings by itself). Resolves to whether a drain was asked for.
  */
 export async function requestDrain(queues: DeliveryQueues, botId: string, why: DrainCause): Promise<boolean> {
   let delayMs = 0;
@@ -150,15 +149,10 @@ export async function requestDrain(queues: DeliveryQueues, botId: string, why: D
     case "appended":
       if (!why.pending) return false;
       break;
-    case "webhook_set": {
+    case "webhook_set":
+      // A retry of the old webhook's was dropped with its status: the new webhook is tried at once.
       if (why.pending === 0) return false;
-      const job = await queues.forBot(botId).getJob(drainJobId(botId));
-      if (job && (await job.isDelayed())) {
-        await job.promote().catch(() => undefined); // it may have started meanwhile
-        return true;
-      }
       break;
-    }
     case "recheck": {
       // A change right after is covered by the drain or the next request.
       const pending = await logScripts.pendingForWebhook(

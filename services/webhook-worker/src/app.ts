@@ -1,4 +1,4 @@
-import { DelayedError, Worker, type Job } from "bullmq";
+import { Worker, type Job } from "bullmq";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import { keys } from "@starpost/shared";
@@ -9,6 +9,7 @@ import { WORKER_BUSY, WORKER_BUSY_EVERY_MS } from "./busy.ts";
 import { WebhookSender, type SenderOptions } from "./delivery/sender.ts";
 import { TargetGuard } from "./delivery/target-guard.ts";
 import { BotDrain, type DrainOutcome } from "./drain/bot-drain.ts";
+import { RetryTimer } from "./drain/retry-timer.ts";
 import { WebhookChanges } from "./drain/webhook-changes.ts";
 import { workerMetrics } from "./metrics.ts";
 import { startReconciler } from "./reconciler.ts";
@@ -36,7 +37,10 @@ export interface DeliveryWorkerDeps extends WorkerDeps {
   services: ServiceClient;
   /** bots drained at once by this process. */
   concurrency: number;
-  /** BullMQ lock: a killed worker's drain is taken over by another after about lock + stalled interval. */
+  /**
+   * BullMQ lock: a killed worker's drain is taken over by another after about lock + stalled
+   * interval; a retry run's claim lapses after the lock too (see RetryTimer).
+   */
   lockDurationMs: number;
   stalledIntervalMs: number;
   reconcileMs: number;
@@ -99,11 +103,24 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     recheckMs: deps.reconcileMs,
   };
 
+  // The retry timer runs the drains of bots waiting for a retry, outside BullMQ, in slots of its
+  // own (as many as the process's concurrency): failing bots never take a healthy bot's slot.
+  const timer = new RetryTimer({
+    redis,
+    logger,
+    slots: deps.concurrency,
+    // A claim is the timer's lock: a killed worker's run is taken over as its BullMQ jobs are.
+    claimMs: deps.lockDurationMs,
+    run: (botId, signal) => new BotDrain({ ...drainDeps, crowded: () => true }, botId, "retry").run(signal),
+    request: (botId) => track(queue.request(botId, { cause: "appended", pending: true })),
+  });
+
   /**
-   * Runs the bot's drain. A drain that ends waiting for a retry puts its own job back as delayed
-   * until then: a failing bot costs one timer, the same job, not a new job per attempt.
+   * Runs the bot's drain job. A drain that ends waiting for a retry hands the bot to the retry
+   * timer (one timer entry per failing bot, not a job per attempt); a drain that finds the bot
+   * held by the timer leaves it to the timer.
    */
-  const drain = async (shard: number, job: Job<DrainJob, DrainOutcome>, token: string | undefined) => {
+  const drain = async (shard: number, job: Job<DrainJob, DrainOutcome>) => {
     taken(shard);
     const crowded = () => running[shard]! * 2 > perShard;
     let outcome: DrainOutcome;
@@ -112,15 +129,15 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     } finally {
       running[shard]!--;
     }
-    if (outcome.reason !== "backoff" || token === undefined) return outcome;
-    metrics.drains.inc({ reason: outcome.reason });
-    await job.moveToDelayed(outcome.retryAt, token);
-    throw new DelayedError();
+    if (outcome.reason === "backoff" && !(await timer.park(job.data.botId, outcome.generation, outcome.retryAt)))
+      return { reason: "changed" } as const; // the webhook changed meanwhile: its follow-up drains it
+    if (outcome.reason === "held") await timer.adopt(job.data.botId, outcome.held);
+    return outcome;
   };
 
   const workers = queue.all.map(
     (q, shard) =>
-      new Worker<DrainJob, DrainOutcome>(q.name, (job, token) => drain(shard, job, token), {
+      new Worker<DrainJob, DrainOutcome>(q.name, (job) => drain(shard, job), {
         connection: deps.connection,
         prefix: keys.queuePrefix(),
         concurrency: perShard,
@@ -134,15 +151,18 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 
   /**
    * An append made while a drain was running found the job and was deduplicated away, so once
-   * the job is gone, look at the log again and schedule the next drain (at the retry time when
-   * the drain ended waiting for one).
+   * the job is gone, look at the log again and schedule the next drain. A bot the retry timer
+   * holds is the timer's: no follow-up.
    */
-  const follow = (botId: string, outcome: DrainOutcome) => {
-    const retryAt = outcome.reason === "backoff" ? outcome.retryAt : undefined;
-    const p = queue.request(botId, { cause: "recheck", redis, retryAt });
+  const follow = (botId: string, outcome: DrainOutcome, retryAt?: number) => {
+    if (outcome.reason === "backoff" || outcome.reason === "held") return;
+    track(queue.request(botId, { cause: "recheck", redis, retryAt }));
+  };
+  /** A request in flight, awaited on close. */
+  function track(p: Promise<void>) {
     followUps.add(p);
     void p.finally(() => followUps.delete(p));
-  };
+  }
   for (const worker of workers) {
     worker.on("completed", (job, outcome) => {
       metrics.drains.inc({ reason: outcome.reason });
@@ -151,7 +171,8 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     worker.on("failed", (job, err) => {
       metrics.drains.inc({ reason: "failed" });
       logger.warn({ botId: job?.data.botId, err: { message: err.message } }, "drain failed");
-      if (job) follow(job.data.botId, { reason: "backoff", retryAt: Date.now() + 1000 });
+      // Redis trouble, say: the bot's drain is tried again in a second.
+      if (job) follow(job.data.botId, { reason: "empty" }, Date.now() + 1000);
     });
     worker.on("stalled", (jobId) => logger.warn({ jobId }, "drain stalled (its worker died); running it again"));
     worker.on("error", (err) => logger.error({ err: { message: err.message } }, "worker error"));
@@ -161,12 +182,13 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   return {
     start() {
       for (const worker of workers) void worker.run();
+      timer.start();
       reconciler = startReconciler({ redis, queue, logger, intervalMs: deps.reconcileMs });
     },
     async close() {
       await reconciler?.stop();
       stop.abort();
-      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all([...workers.map((w) => w.close()), timer.close()]);
       await Promise.allSettled([...followUps]);
       await replies.settle();
       await router.close();

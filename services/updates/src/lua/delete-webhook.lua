@@ -1,6 +1,6 @@
 --[[
   deleteWebhook (and setWebhook with an empty url) in one step: removes the webhook and its
-  delivery status, drops pending updates when asked (otherwise they stay for getUpdates), and when
+  delivery status (a retry run's mark stays, see keys.webhookStatus), drops pending updates when asked (otherwise they stay for getUpdates), and when
   a webhook was removed announces it on the bot's wake channel (a drain running for it re-reads
   the webhook at once and hands the updates over; waiting polls ignore the message).
   KEYS[1] webhook: webhook hash    KEYS[2] status: webhook status hash    KEYS[3] log: update log
@@ -9,7 +9,10 @@
   Returns 1 when a webhook was removed, else 0.
 ]]
 local removed = redis.call("DEL", KEYS[1])
+-- A retry run under way keeps its mark, so no drain job starts beside it; it ends on the change.
+local run = redis.call("HGET", KEYS[2], "retry_at") == "run"
 redis.call("DEL", KEYS[2])
+if run then redis.call("HSET", KEYS[2], "retry_at", "run") end
 if ARGV[1] == "1" then redis.call("DEL", KEYS[3]) end
 if removed == 1 then redis.call("SPUBLISH", ARGV[2], ARGV[3]) end
 return removed

@@ -3,7 +3,8 @@
   once a second per bot (the limit key), then "already set" when nothing but allowed_updates
   changes (allowed_updates is still stored), then the caller's verdict on the URL's address (made
   before the step: DNS is not Redis). Otherwise it drops pending updates when asked, stores
-  allowed_updates, replaces the webhook (a new generation), clears the delivery status, ends the
+  allowed_updates, replaces the webhook (a new generation), clears the delivery status (a retry
+  run's mark stays, see keys.webhookStatus), ends the
   bot's poll claim and announces the change on the bot's wake channel (a waiting poll, on any
   gateway, answers 409; a drain running for the old webhook re-reads it at once). The caller then
   makes sure a drain runs when updates are pending (the returned count).
@@ -35,7 +36,10 @@ end
 if ARGV[7] ~= "ok" then return { ARGV[7] } end
 if ARGV[1] == "1" then redis.call("DEL", KEYS[4]) end
 allowed_store(KEYS[3], ARGV[2], kinds)
+-- A retry run under way keeps its mark, so no drain job starts beside it; it ends on the change.
+local run = redis.call("HGET", KEYS[2], "retry_at") == "run"
 redis.call("DEL", KEYS[1], KEYS[2], KEYS[5])
+if run then redis.call("HSET", KEYS[2], "retry_at", "run") end
 redis.call("HSET", KEYS[1], unpack(ARGV, 9, 8 + n))
 redis.call("SPUBLISH", ARGV[3], ARGV[4])
 return { "set", redis.call("XLEN", KEYS[4]) }

@@ -28,9 +28,18 @@ export interface DrainDeps {
   recheckMs: number;
 }
 
-/** Why a drain ended; `retryAt` asks for the next drain at that time. */
+/**
+ * Why a drain ended. "backoff": it waits for a retry due at `retryAt` (its webhook's
+ * `generation`); "held": a drain job found the bot held by the retry timer (`held`, its
+ * `retry_at`); "stale": a retry run found the timer no longer holds the bot.
+ */
 export type DrainOutcome =
-  { reason: "empty" | "stopped" | "no_webhook" | "changed" } | { reason: "backoff"; retryAt: number };
+  | { reason: "empty" | "stopped" | "no_webhook" | "changed" | "stale" }
+  | { reason: "backoff"; retryAt: number; generation: string }
+  | { reason: "held"; held: string };
+
+/** A drain job, or the retry timer's run of a bot it holds (see open-drain.lua). */
+export type DrainMode = "job" | "retry";
 
 /** Updates read from the log at once; more are read when fewer than half remain. */
 const READ_BATCH = 500;
@@ -46,7 +55,7 @@ const HOLD_MS = 10_000;
  * in flight, in update_id order; different queues run in parallel up to max_connections, or one
  * at a time until a delivery has succeeded. An update leaves the log only after a 2xx, so a
  * drain killed at any point loses nothing (at least once). One instance runs per bot at a time:
- * the BullMQ job id is per bot.
+ * the BullMQ job id is per bot, and a bot the retry timer holds is run by the timer alone.
  */
 export class BotDrain {
   private config!: WebhookConfig;
@@ -70,6 +79,7 @@ export class BotDrain {
   constructor(
     private readonly deps: DrainDeps,
     private readonly botId: string,
+    private readonly mode: DrainMode = "job",
   ) {}
 
   async run(stop: AbortSignal): Promise<DrainOutcome> {
@@ -87,8 +97,10 @@ export class BotDrain {
       const opened = await workerScripts.openDrain(
         this.deps.redis,
         { webhook: keys.webhook(this.botId), status: keys.webhookStatus(this.botId), log: keys.updateLog(this.botId) },
-        { count: READ_BATCH },
+        { count: READ_BATCH, mode: this.mode },
       );
+      if (opened.verdict === "stale") return { reason: "stale" };
+      if (opened.verdict !== "open" && opened.verdict !== "none") return { reason: "held", held: opened.verdict };
       const config = webhookFromHash(fieldsOf(opened.webhook));
       if (!config) return { reason: "no_webhook" };
       this.config = config;
@@ -137,7 +149,8 @@ export class BotDrain {
           return { reason: "empty" };
         }
         const next = this.nextWakeup();
-        if (next - Date.now() > HOLD_MS || this.deps.crowded()) return { reason: "backoff", retryAt: next };
+        if (next - Date.now() > HOLD_MS || this.deps.crowded())
+          return { reason: "backoff", retryAt: next, generation: this.config.generation };
       }
       // Woken by a settled request, a message, the stop, or the next retry falling due.
       const due = this.inflight.size < this.limit() ? this.nextWakeup() - Date.now() : Infinity;

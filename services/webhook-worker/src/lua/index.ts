@@ -12,9 +12,36 @@ type Flat = string[];
 export const workerScripts = {
   openDrain: script("open-drain.lua", {
     keys: { webhook: one(), status: one(), log: one() },
-    args: { count: one<number>() },
-    /** the webhook's and the status's hashes as field/value lists, and the log's first rows. */
-    reply: ([webhook, status, rows]: [Flat, Flat, [string, Flat][]]) => ({ webhook, status, rows }),
+    args: { count: one<number>(), mode: one<"job" | "retry">() },
+    /** the verdict, the webhook's and the status's hashes as field/value lists, and the log's first rows. */
+    reply: ([verdict, webhook, status, rows]: [string, Flat, Flat, [string, Flat][]]) => ({
+      verdict,
+      webhook,
+      status,
+      rows,
+    }),
+  }),
+  parkDrain: script("park-drain.lua", {
+    keys: { webhook: one(), status: one() },
+    args: { generation: one(), retryAt: one<number>() },
+    /** false when the webhook changed meanwhile. */
+    reply: done,
+  }),
+  releaseRetry: script("release-retry.lua", {
+    keys: { webhook: one(), status: one(), log: one() },
+    args: {},
+    /** the pending updates of a bot with a webhook, 0 without one. */
+    reply: (n: number) => n,
+  }),
+  claimRetries: script("claim-retries.lua", {
+    keys: { retries: one() },
+    args: { now: one<number>(), claimed: one<number>(), max: one<number>() },
+    reply: ([head, ...bots]: string[]) => ({ head: head === "" ? undefined : Number(head), bots }),
+  }),
+  dropRetry: script("drop-retry.lua", {
+    keys: { retries: one() },
+    args: { botId: one(), claimed: one<number>() },
+    reply: done,
   }),
   recordWebhookFailure: script("record-webhook-failure.lua", {
     keys: { webhook: one(), status: one() },
