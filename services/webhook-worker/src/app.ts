@@ -78,6 +78,11 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     },
     ["state"],
   );
+  deps.registry.gauge(
+    "starpost_webhook_retries_waiting",
+    "Failing webhook bots the retry timer holds (waiting for a retry or running it)",
+    () => redis.zcard(keys.webhookRetries()),
+  );
 
   // One BullMQ worker per delivery queue shard: this process drains bots of every shard, its
   // concurrency split evenly between them.

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keys } from "@starpost/shared";
 import { createRedis } from "@starpost/runtime";
 import { createDeliveryQueue, drainJobId, type DeliveryQueues } from "@starpost/update-log";
-import { botClient, startReceiver, startStack, userMessage, type Receiver, type TestStack } from "@starpost/testkit";
+import {
+  botClient,
+  startReceiver,
+  startStack,
+  userMessage,
+  type Answer,
+  type Receiver,
+  type TestStack,
+} from "@starpost/testkit";
 import { eventually, startWorker } from "./worker-harness.ts";
 
 /**
@@ -28,7 +36,7 @@ afterAll(async () => {
 });
 
 /** A bot with a webhook at a new receiver answering `answer`, and no worker running yet. */
-async function hookedBot(answer?: Parameters<typeof startReceiver>[0]["answer"]) {
+async function hookedBot(answer?: Answer) {
   const bot = await stack.platform.createBot();
   const receiver = await startReceiver({ answer });
   receivers.push(receiver);
