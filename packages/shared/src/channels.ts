@@ -80,24 +80,35 @@ const wake: Channel<WakeMessage> = {
   },
 };
 
-/** Something of the bot's, named by `id`, happened: `<bot id>:<id>`. */
+/**
+ * Something of the bot's, named by `id`, happened: `<bot id>:<id>`, or `<bot id>:<id> <detail>`
+ * when the message also tells how it ended (a pre-checkout answer's outcome, say).
+ */
 export interface Happened {
   botId: string;
   id: string;
+  detail?: string;
 }
 
 const happened = (name: string): Channel<Happened> => ({
   name: (botId) => perBot(name, botId),
-  encode: ({ botId, id }) => `${botId}:${id}`,
+  encode: ({ botId, id, detail }) => (detail === undefined ? `${botId}:${id}` : `${botId}:${id} ${detail}`),
   decode(raw) {
     const colon = raw.indexOf(":");
-    return colon < 0 ? undefined : { botId: raw.slice(0, colon), id: raw.slice(colon + 1) };
+    if (colon < 0) return undefined;
+    const space = raw.indexOf(" ", colon);
+    if (space < 0) return { botId: raw.slice(0, colon), id: raw.slice(colon + 1) };
+    return { botId: raw.slice(0, colon), id: raw.slice(colon + 1, space), detail: raw.slice(space + 1) };
   },
 });
 
 export const channels = {
   wake,
-  /** a pre-checkout query (id) was answered; written by TypeScript. */
+  /**
+   * a pre-checkout query (id) was answered, with how: "paid <charge id>", "declined <error
+   * message>" or "failed <error message>"; the name part written by TypeScript, the detail by
+   * answer-pre-checkout.lua.
+   */
   preCheckoutAnswered: happened("pcq-answered"),
   /** a callback query (id) was answered; written by TypeScript. */
   callbackAnswered: happened("cbq-answered"),

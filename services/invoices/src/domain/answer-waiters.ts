@@ -25,13 +25,19 @@ export class AnswerWaiters {
 
   /**
    * Starts waiting for `id` of the bot and resolves once subscribed (call it before the answer can
-   * possibly come); `answered` resolves true when woken, false after `ms` or when `signal` aborts.
+   * possibly come); `answered` resolves to the message that woke it (without a detail when the
+   * process closes), undefined after `ms` or when `signal` aborts.
    */
-  async wait(botId: string, id: string, ms: number, signal?: AbortSignal): Promise<{ answered: Promise<boolean> }> {
+  async wait(
+    botId: string,
+    id: string,
+    ms: number,
+    signal?: AbortSignal,
+  ): Promise<{ answered: Promise<Happened | undefined> }> {
     let listening!: Listening;
-    const answered = new Promise<boolean>((resolve) => {
+    const answered = new Promise<Happened | undefined>((resolve) => {
       let finished = false;
-      const done = (woken: boolean) => {
+      const done = (woken: Happened | undefined) => {
         if (finished) return;
         finished = true;
         clearTimeout(timer);
@@ -39,22 +45,22 @@ export class AnswerWaiters {
         listening.stop();
         resolve(woken);
       };
-      const end = () => done(true);
+      const end = () => done({ botId, id });
       listening = this.router.listen(this.channel, botId, (m) => {
-        if (m.id === id) done(true);
+        if (m.id === id) done(m);
       });
       this.ending.add(end);
-      const timer = setTimeout(() => done(false), ms);
-      if (signal?.aborted) done(false);
-      else signal?.addEventListener("abort", () => done(false), { once: true });
+      const timer = setTimeout(() => done(undefined), ms);
+      if (signal?.aborted) done(undefined);
+      else signal?.addEventListener("abort", () => done(undefined), { once: true });
     });
     await listening.ready.catch(() => undefined); // unsubscribed: the timeout still ends it
     return { answered };
   }
 
-  /** Wakes the waiters of `id` in this process only. */
-  wakeLocal(botId: string, id: string): void {
-    this.router.local(this.channel, botId, { botId, id });
+  /** Wakes the waiters of `id` in this process only (with how it ended, when known). */
+  wakeLocal(botId: string, id: string, detail?: string): void {
+    this.router.local(this.channel, botId, { botId, id, ...(detail === undefined ? {} : { detail }) });
   }
 
   /** Ends every waiting call as answered (the state in Redis tells the caller what happened). */

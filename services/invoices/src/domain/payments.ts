@@ -223,13 +223,14 @@ async function payTarget(
     // A bot that excluded pre_checkout_query from allowed_updates can never answer: expire now.
     if (!recorded.appended) d.waiters.wakeLocal(botId, queryId);
   }
-  await waiting.answered;
-
+  // The answer's message tells how it ended; without it (the deadline, a repeat woken at once, a
+  // closing process) one step settles: a query still pending expires.
+  const told = toldOutcome((await waiting.answered)?.detail);
   const {
     state,
     chargeId: settledCharge,
     errorMessage,
-  } = await invoiceScripts.settlePreCheckout(redis, { query: keys.preCheckout(botId, queryId) }, {});
+  } = told ?? (await invoiceScripts.settlePreCheckout(redis, { query: keys.preCheckout(botId, queryId) }, {}));
   if (outcome === "repeat" && state === "missing") return ok({ status: "expired" });
   const result: PaymentResult =
     state === "paid"
@@ -239,6 +240,16 @@ async function payTarget(
         : { status: "expired" };
   if (outcome !== "repeat") d.onPayment(result.status);
   return ok(result);
+}
+
+/** How an answered query ended, from its answer message's detail (see channels.preCheckoutAnswered). */
+function toldOutcome(detail: string | undefined) {
+  const space = detail?.indexOf(" ") ?? -1;
+  if (detail === undefined || space < 0) return undefined;
+  const [state, rest] = [detail.slice(0, space), detail.slice(space + 1)];
+  if (state === "paid") return { state, chargeId: rest, errorMessage: "" };
+  if (state === "declined" || state === "failed") return { state, chargeId: "", errorMessage: rest };
+  return undefined;
 }
 
 /**
@@ -255,7 +266,7 @@ export async function answerPreCheckoutQuery(
   // Ids are ours (digits only); anything else cannot name a query and must not shape a key.
   if (!/^\d{1,20}$/.test(queryId)) return { outcome: "pre_checkout_query_invalid" };
   crashPoint("answer-pre-checkout:before-script");
-  const { answer } = await appendThenDeliver(
+  const { answer, detail } = await appendThenDeliver(
     d,
     botId,
     async (redis) => {
@@ -286,6 +297,7 @@ export async function answerPreCheckoutQuery(
     (reply) => reply.answer === "paid" && reply.webhook,
   );
   if (answer === "invalid") return { outcome: "pre_checkout_query_invalid" };
-  d.waiters.wakeLocal(botId, queryId); // at once here; other replicas hear the step's message
+  // At once here; other replicas hear the step's message.
+  d.waiters.wakeLocal(botId, queryId, answer === "declined" ? `declined ${p.error_message ?? ""}` : detail);
   return ok(true);
 }

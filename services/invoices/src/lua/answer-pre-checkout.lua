@@ -20,7 +20,9 @@
   ARGV[11] subscribed: successful_payment, a subscription's first    ARGV[12] transaction: the StarTransaction
   (templates of payment-json.ts, filled in by fill.lua)
   ARGV[13] answered: the bot's pre-checkout answer channel    ARGV[14] announce: the message naming this query
-  Returns { "invalid" }, { "declined" }, { "failed" } or { "paid", webhook (0/1) }.
+  (published with how it ended: "<announce> paid <charge id>", "… declined <error message>" or
+  "… failed <error message>", so the waiting payment needs no read)
+  Returns { "invalid" }, { "declined" }, { "failed", error message } or { "paid", webhook (0/1), charge id }.
 ]]
 --!include update-log.lua
 --!include fill.lua
@@ -32,7 +34,7 @@ if now > tonumber(q[2]) then return { "invalid" } end
 
 if ARGV[7] ~= "1" then
   redis.call("HSET", KEYS[5], "state", "declined", "error_message", ARGV[8])
-  redis.call("SPUBLISH", ARGV[13], ARGV[14])
+  redis.call("SPUBLISH", ARGV[13], ARGV[14] .. " declined " .. ARGV[8])
   return { "declined" }
 end
 -- A query recorded before its subscription parts were stored with it: its ledger entry and payment as stored.
@@ -50,8 +52,8 @@ if stars and tonumber(stars) < amount then why = "the user does not have enough 
 if period > 0 and redis.call("HEXISTS", KEYS[13], subscriber) == 1 then why = "the user already has a subscription from this link" end
 if why then
   redis.call("HSET", KEYS[5], "state", "failed", "error_message", why)
-  redis.call("SPUBLISH", ARGV[13], ARGV[14])
-  return { "failed" }
+  redis.call("SPUBLISH", ARGV[13], ARGV[14] .. " failed " .. why)
+  return { "failed", why }
 end
 
 local date = math.floor(now / 1000) + tonumber(redis.call("GET", KEYS[15]) or "0")
@@ -83,5 +85,5 @@ history_record(KEYS[9], KEYS[10], q[4], message_id, message)
 local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, ARGV[1], ARGV[2], ARGV[3])
 log_append(log, ARGV[4], ARGV[5], q[11], now + tonumber(ARGV[6]), message)
 local pending = log_close(log)
-redis.call("SPUBLISH", ARGV[13], ARGV[14])
-return { "paid", pending }
+redis.call("SPUBLISH", ARGV[13], ARGV[14] .. " paid " .. q[5])
+return { "paid", pending, q[5] }

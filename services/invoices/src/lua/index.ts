@@ -88,10 +88,14 @@ export const invoiceScripts = {
       answered: one(),
       announce: one(),
     },
-    /** `webhook`: a paid update went to a webhook bot's log (its drain is due). */
-    reply: ([answer, webhook]: [string, number?]) => ({
+    /**
+     * `webhook`: a paid update went to a webhook bot's log (its drain is due); `detail`: how it
+     * ended, as the answer channel's message tells it ("paid <charge id>", "failed <why>").
+     */
+    reply: ([answer, webhookOrWhy, chargeId]: [string, (number | string)?, string?]) => ({
       answer: answer as "invalid" | "declined" | "failed" | "paid",
-      webhook: webhook === 1,
+      webhook: webhookOrWhy === 1,
+      detail: answer === "paid" ? `paid ${chargeId}` : answer === "failed" ? `failed ${webhookOrWhy}` : undefined,
     }),
   }),
   answerCallback: script("answer-callback.lua", {
