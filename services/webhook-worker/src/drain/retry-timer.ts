@@ -7,9 +7,10 @@ import type { DrainOutcome } from "./bot-drain.ts";
 /**
  * The workers' one timer for every webhook retry. A drain that must wait for a retry parks its
  * bot: `retry_at` in the bot's status and the bot in `keys.webhookRetries`, scored by when the
- * retry is due, and its job ends. Each worker process sleeps until the earliest score it knows,
- * then claims what is due (claim-retries.lua rescores each claimed bot to when the claim lapses)
- * and runs those drains itself, outside BullMQ. A failing bot thus costs Redis its attempts
+ * retry is due, and its job ends. The worker process that parked it looks when it is due (and
+ * every process looks at the whole set every 30 s, for those of a process that died): it claims
+ * what is due (claim-retries.lua rescores each claimed bot to when the claim lapses) and runs
+ * those drains itself, outside BullMQ. A failing bot thus costs Redis its attempts
  * only: no job moved to delayed and back, no blocked BullMQ worker woken per retry.
  *
  * While the timer holds a bot, drain jobs leave it alone (open-drain.lua), so one drain runs per
@@ -41,23 +42,28 @@ export class RetryTimer {
   private readonly key = keys.webhookRetries();
   /** each run's bot and the score of its claim. */
   private readonly running = new Map<string, { claimed: number; done: Promise<void> }>();
-  private timer: NodeJS.Timeout | undefined;
-  /** when the timer fires next (Infinity: not armed). */
-  private nextAt = Infinity;
+  /** a timer for each retry this process parked, due then. */
+  private readonly timers = new Set<NodeJS.Timeout>();
+  /** the look at the whole set every LOOK_MS. */
+  private sweep: NodeJS.Timeout | undefined;
   private looking = false;
-  /** armed again while a look was under way: look again once it ends. */
+  /** asked to look while a look was under way: look again once it ends. */
   private lookAgain = false;
+  /** the last look left due bots unclaimed (no slot was free): the end of a run looks again. */
+  private starved = false;
   private readonly stop = new AbortController();
 
   constructor(private readonly deps: RetryTimerDeps) {}
 
   start(): void {
-    this.arm(0);
+    this.sweep = setInterval(() => void this.look(), LOOK_MS);
+    void this.look();
   }
 
   async close(): Promise<void> {
     this.stop.abort();
-    clearTimeout(this.timer);
+    clearInterval(this.sweep);
+    for (const t of this.timers) clearTimeout(t);
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
@@ -73,7 +79,7 @@ export class RetryTimer {
     const { redis } = this.deps;
     if (!(await workerScripts.parkDrain(redis, statusKeys(botId), { generation, retryAt }))) return false;
     await redis.zadd(this.key, retryAt, botId);
-    this.arm(retryAt);
+    this.lookAt(retryAt);
     return true;
   }
 
@@ -84,20 +90,27 @@ export class RetryTimer {
   async adopt(botId: string, held: string): Promise<void> {
     const due = /^\d+$/.test(held) ? Number(held) : Date.now() + this.deps.claimMs;
     await this.deps.redis.zadd(this.key, "NX", due, botId);
-    this.arm(due);
+    this.lookAt(due);
   }
 
-  /** Fires at `at` unless it already fires sooner. */
-  private arm(at: number): void {
-    if (this.stop.signal.aborted || at >= this.nextAt) return;
-    clearTimeout(this.timer);
-    this.nextAt = at;
-    this.timer = setTimeout(() => void this.look(), Math.max(0, Math.min(at - Date.now(), LOOK_MS)));
+  /**
+   * Looks at `at`: each process times the retries it parked (a claim then takes whatever is due,
+   * other processes' too), and the sweep every LOOK_MS finds those of a process that died.
+   */
+  private lookAt(at: number): void {
+    if (this.stop.signal.aborted) return;
+    const t = setTimeout(
+      () => {
+        this.timers.delete(t);
+        void this.look();
+      },
+      Math.max(0, at - Date.now()),
+    );
+    this.timers.add(t);
   }
 
-  /** Claims what is due (as many as there are free slots) and sleeps until the next one. */
+  /** Claims what is due, as many as there are free slots. */
   private async look(): Promise<void> {
-    this.nextAt = Infinity;
     if (this.stop.signal.aborted) return;
     if (this.looking) {
       this.lookAgain = true;
@@ -113,20 +126,19 @@ export class RetryTimer {
         { now, claimed, max: Math.max(0, this.deps.slots - this.running.size) },
       );
       for (const botId of bots) this.begin(botId, claimed);
-      // Due ones beyond the free slots are claimed when a run ends (finish arms at once).
-      if (head !== undefined && (head > now || this.running.size < this.deps.slots)) this.arm(head);
-      else if (head === undefined) this.arm(now + LOOK_MS);
+      // Due ones beyond the free slots are claimed when a run ends.
+      this.starved = head !== undefined && head <= now;
     } catch (err) {
       this.deps.logger.warn(
         { err: { message: (err as Error).message } },
         "retry timer: could not claim; looking again",
       );
-      this.arm(now + ERROR_RETRY_MS);
+      this.lookAt(now + ERROR_RETRY_MS);
     } finally {
       this.looking = false;
       if (this.lookAgain) {
         this.lookAgain = false;
-        this.arm(Date.now());
+        void this.look();
       }
     }
   }
@@ -151,7 +163,7 @@ export class RetryTimer {
       .finally(() => {
         clearInterval(renew);
         this.running.delete(botId);
-        if (!this.stop.signal.aborted) this.arm(Date.now());
+        if (this.starved) void this.look();
       });
   }
 
