@@ -47,7 +47,7 @@ const EXPECTED = {
   push: 1,
   getUpdatesEmpty: 1,
   getUpdatesWoken: 2,
-  payment: 6,
+  payment: 3,
   paymentGetUpdates: 1,
   webhookPush: 2,
   webhookDelivery: 5,

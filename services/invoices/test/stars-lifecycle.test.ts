@@ -324,6 +324,23 @@ describe("the Stars lifecycle", () => {
     expect((await s.call("getMyStarBalance")).body).toEqual({ ok: true, result: { amount: 6 } });
   });
 
+  it("writes the invoice payload as the official server does, whatever it holds: slashes, quotes, a backslash, non-ASCII", async () => {
+    const s = await shop();
+    const payload = 'a/b "q" \\/ é 😀 </script>';
+    const msg = await s.sendInvoice(501, 7, payload);
+    const paying = s.pay(501, msg);
+    const q = await s.preCheckout(501);
+    expect(q.invoice_payload).toBe(payload);
+    // The update as stored (and sent): the payload as JSON.stringify writes it, "/" not escaped.
+    const stored = (await stack.redis.xrange(keys.updateLog(s.bot.id), "-", "+")).map(([, f]) => f.join(" ")).join();
+    expect(stored).toContain(`"invoice_payload":${JSON.stringify(payload)}`);
+    expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: true })).body.result).toBe(true);
+    expect((await paying).body.result.status).toBe("paid");
+    const paid = await waitForUpdate(stack, s.bot.id, (u) => u.message?.successful_payment);
+    expect(paid.message.successful_payment.invoice_payload).toBe(payload);
+    expect((await s.ledger())[0].source.invoice_payload).toBe(payload);
+  });
+
   it("refuses payments for unknown bots, chats and invoice messages", async () => {
     const s = await shop();
     const msg = await s.sendInvoice(501, 5);

@@ -321,12 +321,37 @@ describe("a pre-checkout query recorded before subscriptions", () => {
     const link = await s.createLink(30, false, "old-query");
     const paying = s.payRaw(link, 905);
     const q = (await waitForUpdate(stack, s.bot.id, (u) => u.pre_checkout_query)).pre_checkout_query;
-    // The layout of the query hash before subscriptions: the ledger entry and the payment ready-made, no parts.
+    // The layout of the query hash before subscriptions: the charge, the ledger entry and the
+    // payment ready-made, no parts.
     const key = keys.preCheckout(s.bot.id, q.id);
-    const [chargeId, paidHead, partner] = await stack.redis.hmget(key, "charge_id", "paid_head", "partner");
-    await stack.redis.hdel(key, "partner", "paid_head", "user_id", "period", "link");
+    const [chargeId, paidHead, partner, user, chat, chatId, queue] = await stack.redis.hmget(
+      key,
+      "charge_id",
+      "paid_head",
+      "partner",
+      "user",
+      "chat",
+      "chat_id",
+      "queue",
+    );
+    const charge = {
+      id: chargeId,
+      status: "paid",
+      user_id: "905",
+      chat_id: chatId,
+      amount: "30",
+      payload: "old-query",
+      queue,
+      from_json: user,
+      chat_json: chat,
+      partner,
+      refunded_payment: `${paidHead},"telegram_payment_charge_id":"${chargeId}"}`,
+    };
+    await stack.redis.hdel(key, "partner", "paid_head", "user_id", "period", "link", "payload");
     await stack.redis.hset(
       key,
+      "charge",
+      JSON.stringify(charge),
       "txn",
       `{"id":"${chargeId}","amount":30,"date":1,"source":${partner}}`,
       "paid",

@@ -1,16 +1,16 @@
 import { randomBytes } from "node:crypto";
-import { channels, chatJson, type Chat, keys, type LinkPaymentBody, type PaymentBody, ok } from "@starpost/shared";
+import { channels, chatJson, keys, type LinkPaymentBody, type PaymentBody, ok, RawJson } from "@starpost/shared";
 import { findChat, saveChat, getBot } from "@starpost/runtime";
 import { appendThenDeliver, kindArgs, logArgs, logKeys, updateKind } from "@starpost/update-log";
 import { crashPoint } from "../crash-point.ts";
 import type { Outcome } from "../outcomes.ts";
 import { moneyKeys } from "./ledger.ts";
 import { paymentJson } from "./payment-json.ts";
+import { fill, jsonTemplate } from "../lua/template.ts";
 import { invoiceScripts } from "../lua/index.ts";
 import type { InvoiceDomain } from "./deps.ts";
 import { linkSlug, type LinkRecord } from "./invoice-link.ts";
 import { asUser, privateChatOf } from "./people.ts";
-import type { InvoiceRecord } from "./send-invoice.ts";
 import type { AnswerPreCheckoutQueryParams } from "../params/invoices.ts";
 
 /** A pre-checkout query lives 150 s, like the update that carries it. */
@@ -33,72 +33,92 @@ export type PaymentOutcome = Outcome<
   { outcome: "stars_not_enough" | "already_subscribed" | "idempotency_key_reused" }
 >;
 type PayOutcome = PaymentOutcome | { outcome: "bot_not_found" | "chat_not_found" | "invoice_message_not_found" };
-type PayLinkOutcome = PaymentOutcome | { outcome: "bot_not_found" | "invoice_link_not_found" };
+/** A link's payment reads nothing in its step (the chat and price are known), but shares its outcomes. */
+type PayLinkOutcome = PayOutcome | { outcome: "invoice_link_not_found" };
+
+/**
+ * What a payment charges, as JSON text: known (an invoice link, read first) or marks that the
+ * record step fills from the invoice message it reads itself (record-pre-checkout.lua).
+ */
+interface Priced {
+  /** invoice_payload as a JSON string, `payloadText` as stored (the plain string). */
+  payload: RawJson;
+  payloadText: string;
+  amount: RawJson;
+  period?: number;
+}
+
+const pricedBy = (invoice: LinkRecord): Priced => ({
+  payload: new RawJson(JSON.stringify(invoice.payload)),
+  payloadText: invoice.payload,
+  amount: new RawJson(String(invoice.total_amount)),
+  period: invoice.subscription_period,
+});
+
+/** The invoice message's price, filled in by the record step (its marks: see record-pre-checkout.lua). */
+const PRICED_IN_STEP: Priced = {
+  payload: fill("payload"),
+  payloadText: fill("payload_text").json,
+  amount: fill("amount"),
+};
 
 /**
  * The query a payment emits and the fields stored with it: everything the answer and a later
- * refund write (charge, ledger entry parts, the messages' parts), so their Lua steps only assemble
- * it. Dates are the answer's (the bot's clock), so the answer's step stamps them.
+ * refund write (the charge's parts, ledger entry parts, the messages' parts), so their Lua steps
+ * only assemble it. Dates are the answer's (the bot's clock), so the answer's step stamps them.
+ * `chat`: the chat's id and its Chat JSON text (or the mark the step fills).
  */
-function paymentRecord(invoice: LinkRecord, chat: Chat, user: Record<string, unknown>, queryId: string, link: string) {
+function paymentRecord(
+  priced: Priced,
+  chat: { id: string; json: string },
+  user: Record<string, unknown>,
+  queryId: string,
+  link: string,
+) {
   const chargeId = newChargeId();
-  const period = invoice.subscription_period;
-  const partner = JSON.stringify({
+  const { payload, amount, period } = priced;
+  const userJson = new RawJson(JSON.stringify(user));
+  const partner = jsonTemplate({
     type: "user",
     transaction_type: "invoice_payment",
-    user,
-    invoice_payload: invoice.payload,
-    ...(period ? { subscription_period: period } : {}),
-  });
-  const userJson = JSON.stringify(user);
-  const chatJsonText = JSON.stringify(chatJson(chat));
-  const paidHead = JSON.stringify({
-    currency: "XTR",
-    total_amount: invoice.total_amount,
-    invoice_payload: invoice.payload,
-  }).slice(0, -1);
-  const messageQueue = updateKind("message")!.queueKey({ chat });
-  const charge = {
-    id: chargeId,
-    status: "paid",
-    user_id: String(user.id),
-    chat_id: String(chat.id),
-    amount: String(invoice.total_amount),
-    payload: invoice.payload,
-    queue: messageQueue,
-    from_json: userJson,
-    chat_json: chatJsonText,
-    partner,
-    refunded_payment: `${paidHead},"telegram_payment_charge_id":${JSON.stringify(chargeId)}}`,
-  };
-  const query = {
+    user: userJson,
+    invoice_payload: payload,
+    subscription_period: period || undefined,
+  }).json;
+  const paidHead = jsonTemplate({ currency: "XTR", total_amount: amount, invoice_payload: payload }).json.slice(0, -1);
+  const query = jsonTemplate({
     id: queryId,
-    from: user,
-    currency: invoice.currency,
-    total_amount: invoice.total_amount,
-    invoice_payload: invoice.payload,
-  };
+    from: userJson,
+    currency: "XTR",
+    total_amount: amount,
+    invoice_payload: payload,
+  }).json;
   const fields = {
-    amount: String(invoice.total_amount),
-    chat_id: String(chat.id),
+    amount: amount.json,
+    chat_id: chat.id,
     user_id: String(user.id),
     charge_id: chargeId,
-    charge: JSON.stringify(charge),
+    payload: priced.payloadText,
     partner,
-    user: userJson,
-    chat: chatJsonText,
+    user: userJson.json,
+    chat: chat.json,
     paid_head: paidHead,
-    queue: messageQueue,
+    queue: updateKind("message")!.queueKey({ chat: { id: chat.id } }),
     period: String(period ?? 0),
     link,
   };
   return { query, fields };
 }
 
-/** What is being paid: the invoice, the chat its messages go to, and what makes a repeat the same payment. */
+/**
+ * What is being paid: its price, the chat its messages go to (known, or named by id for the step
+ * to read with the invoice message: `lookup`), and what makes a repeat the same payment.
+ */
 interface PaymentTarget {
-  invoice: LinkRecord;
-  chat: Chat;
+  priced: Priced;
+  chat: { id: string; json: string };
+  /** the invoice message the step reads (with the bot and the chat), for a payment of one. */
+  lookup?: { chatId: string; messageId: number };
   /** the link's slug ("" for an invoice message). */
   link: string;
   fingerprint: unknown[];
@@ -111,28 +131,23 @@ interface PaymentTarget {
  * the query, so the answering replica moves the money in one Lua step.
  */
 export async function pay(d: InvoiceDomain, botId: string, body: PaymentBody): Promise<PayOutcome> {
-  const { redis } = d;
-  // One round trip for what the payment is about (the bot's keys share its slot); a chat named by
-  // @username takes one more.
-  const chatId = String(body.chat_id).startsWith("@") ? (await findChat(redis, botId, body.chat_id))?.id : body.chat_id;
-  const replies = (await redis
-    .pipeline()
-    .exists(keys.bot(botId))
-    .hget(keys.chats(botId), String(chatId ?? ""))
-    .hget(keys.invoices(botId), `${chatId ?? ""}:${body.message_id}`)
-    .exec())!;
-  const failed = replies.find(([err]) => err);
-  if (failed) throw failed[0]!; // a Redis error is a 500, never "not found"
-  const [bot, chatJsonText, recordJson] = replies.map(([, v]) => v) as [number, string | null, string | null];
-  if (!bot) return { outcome: "bot_not_found" };
-  if (!chatJsonText) return { outcome: "chat_not_found" };
-  if (!recordJson) return { outcome: "invoice_message_not_found" };
-  const chat = JSON.parse(chatJsonText) as Chat;
-  const invoice = JSON.parse(recordJson) as InvoiceRecord;
+  // The step reads the bot, the chat and the invoice message itself; a chat named by @username is
+  // looked up first.
+  const named = String(body.chat_id);
+  const chatId = named.startsWith("@") ? (await findChat(d.redis, botId, named))?.id : named;
+  if (chatId === undefined)
+    return (await getBot(d.redis, botId)) ? { outcome: "chat_not_found" } : { outcome: "bot_not_found" };
+  const id = String(chatId);
   return payTarget(
     d,
     botId,
-    { invoice, chat, link: "", fingerprint: [String(chat.id), body.message_id, body.user.id] },
+    {
+      priced: PRICED_IN_STEP,
+      chat: { id, json: fill("chat").json },
+      lookup: { chatId: id, messageId: body.message_id },
+      link: "",
+      fingerprint: [id, body.message_id, body.user.id],
+    },
     body,
   );
 }
@@ -155,7 +170,17 @@ export async function payLink(d: InvoiceDomain, botId: string, body: LinkPayment
     chat = privateChatOf(user);
     await saveChat(redis, botId, chat);
   }
-  return payTarget(d, botId, { invoice, chat, link: slug!, fingerprint: ["link", slug, user.id] }, body);
+  return payTarget(
+    d,
+    botId,
+    {
+      priced: pricedBy(invoice),
+      chat: { id: String(chat.id), json: JSON.stringify(chatJson(chat)) },
+      link: slug!,
+      fingerprint: ["link", slug, user.id],
+    },
+    body,
+  );
 }
 
 async function payTarget(
@@ -163,12 +188,12 @@ async function payTarget(
   botId: string,
   t: PaymentTarget,
   body: { user: PaymentBody["user"]; idempotency_key?: string },
-): Promise<PaymentOutcome> {
+): Promise<PayOutcome> {
   const { redis } = d;
   const key = body.idempotency_key;
   const user = asUser(body.user);
   let queryId = newQueryId();
-  const { query, fields } = paymentRecord(t.invoice, t.chat, user, queryId, t.link);
+  const { query, fields } = paymentRecord(t.priced, t.chat, user, queryId, t.link);
   const userJson = fields.user;
 
   const fingerprint = JSON.stringify(t.fingerprint);
@@ -186,12 +211,15 @@ async function payTarget(
           idempotency: keys.paymentKey(botId, key ?? ""),
           stars: keys.userStars(botId),
           subscribers: keys.subscribers(botId),
+          bot: keys.bot(botId),
+          chats: keys.chats(botId),
+          invoices: keys.invoices(botId),
         },
         {
           log: logArgs(botId),
           kind: kindArgs("pre_checkout_query"),
-          queue: updateKind("pre_checkout_query")!.queueKey(query),
-          update: JSON.stringify(query),
+          queue: updateKind("pre_checkout_query")!.queueKey({ from: user }),
+          update: query,
           lifetime: key === undefined ? QUERY_LIFETIME_MS : IDEMPOTENCY_LIFETIME_MS,
           answerTimeout: d.answerTimeoutMs,
           userId: String(user.id),
@@ -199,14 +227,20 @@ async function payTarget(
           idempotent: key === undefined ? "0" : "1",
           queryId,
           fingerprint,
-          amount: t.invoice.total_amount,
-          subscriber: t.invoice.subscription_period ? `${t.link}:${user.id}` : "",
+          amount: t.priced.amount.json,
+          subscriber: t.priced.period ? `${t.link}:${user.id}` : "",
+          chatId: t.lookup?.chatId ?? "",
+          invoiceField: t.lookup ? `${t.lookup.chatId}:${t.lookup.messageId}` : "",
           fields: Object.entries(fields).flat(),
         },
       ),
     (r) => r.outcome === "new" && r.webhook,
   );
   const { outcome } = recorded;
+  if (recorded.outcome === "missing") {
+    d.waiters.wakeLocal(botId, queryId);
+    return { outcome: recorded.what };
+  }
   if (outcome === "stars_not_enough" || outcome === "already_subscribed") {
     d.waiters.wakeLocal(botId, queryId);
     return { outcome };

@@ -27,7 +27,7 @@
 --!include update-log.lua
 --!include fill.lua
 local q = redis.call("HMGET", KEYS[5], "state", "deadline", "amount", "chat_id", "charge_id", "charge", "partner", "user",
-  "chat", "paid_head", "queue", "user_id", "period", "link", "txn", "paid")
+  "chat", "paid_head", "queue", "user_id", "period", "link", "txn", "paid", "payload")
 if q[1] ~= "pending" then return { "invalid" } end
 local now = now_ms()
 if now > tonumber(q[2]) then return { "invalid" } end
@@ -57,7 +57,17 @@ if why then
 end
 
 local date = math.floor(now / 1000) + tonumber(redis.call("GET", KEYS[15]) or "0")
-local charge = cjson.decode(q[6])
+-- The charge, from the query's parts (a query recorded before they were stored has it whole).
+local charge
+if q[6] then
+  charge = cjson.decode(q[6])
+else
+  charge = {
+    id = q[5], status = "paid", user_id = q[12], chat_id = q[4], amount = q[3], payload = q[17], queue = q[11],
+    from_json = q[8], chat_json = q[9], partner = q[7],
+    refunded_payment = q[10] .. ',"telegram_payment_charge_id":' .. cjson.encode(q[5]) .. "}",
+  }
+end
 charge.date = date
 local values = { head = q[10], charge_id = cjson.encode(q[5]), amount = q[3], date = date, partner = q[7], from = q[8], chat = q[9] }
 local payment = ARGV[10]

@@ -41,7 +41,17 @@ export const invoiceScripts = {
         : { status: status as "chat_not_found" | "chat_type" | "reply_not_found" },
   }),
   recordPreCheckout: script("record-pre-checkout.lua", {
-    keys: { log: logSlots.keys(), query: one(), users: one(), idempotency: one(), stars: one(), subscribers: one() },
+    keys: {
+      log: logSlots.keys(),
+      query: one(),
+      users: one(),
+      idempotency: one(),
+      stars: one(),
+      subscribers: one(),
+      bot: one(),
+      chats: one(),
+      invoices: one(),
+    },
     args: {
       log: logSlots.args(),
       kind: logSlots.kind(),
@@ -54,8 +64,10 @@ export const invoiceScripts = {
       idempotent: one<"0" | "1">(),
       queryId: one(),
       fingerprint: one(),
-      amount: one<number>(),
+      amount: one(),
       subscriber: one(),
+      chatId: one(),
+      invoiceField: one(),
       fields: rest<LuaValue>(),
     },
     reply: ([outcome, a, b]: [string, number | string, number | string]) =>
@@ -63,8 +75,13 @@ export const invoiceScripts = {
         ? { outcome: "repeat" as const, queryId: String(a), sameRequest: b === 1 }
         : outcome === "refused"
           ? { outcome: a as "stars_not_enough" | "already_subscribed" }
-          : /** `appended` is false when the update was dropped (allowed_updates, the cap). */
-            { outcome: "new" as const, webhook: a === 1, appended: typeof b === "number" },
+          : outcome === "missing"
+            ? {
+                outcome: "missing" as const,
+                what: a as "bot_not_found" | "chat_not_found" | "invoice_message_not_found",
+              }
+            : /** `appended` is false when the update was dropped (allowed_updates, the cap). */
+              { outcome: "new" as const, webhook: a === 1, appended: typeof b === "number" },
   }),
   answerPreCheckout: script("answer-pre-checkout.lua", {
     keys: {
