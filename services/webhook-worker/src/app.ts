@@ -15,6 +15,9 @@ import { workerMetrics } from "./metrics.ts";
 import { startReconciler } from "./reconciler.ts";
 import { replyMethodRunner } from "./reply-method.ts";
 
+/** How long an idle BullMQ worker blocks for (one per queue shard per process). */
+const IDLE_BLOCK_S = 30;
+
 export interface WorkerDeps {
   redis: Redis;
   logger: Logger;
@@ -150,6 +153,9 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         stalledInterval: deps.stalledIntervalMs,
         // A stalled drain (its worker died) is always run again, never failed.
         maxStalledCount: Number.MAX_SAFE_INTEGER,
+        // An idle worker blocks this long (s) on its queue's marker before it looks again: a new
+        // job wakes it at once, so this is only the idle cost (BullMQ's default looks every 5 s).
+        drainDelay: IDLE_BLOCK_S,
         autorun: false,
       }),
   );
