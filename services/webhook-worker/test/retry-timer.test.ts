@@ -1,17 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { keys } from "@starpost/shared";
-import { createRedis } from "@starpost/runtime";
-import { createDeliveryQueue, drainJobId, type DeliveryQueues } from "@starpost/update-log";
-import {
-  botClient,
-  startReceiver,
-  startStack,
-  userMessage,
-  type Answer,
-  type Receiver,
-  type TestStack,
-} from "@starpost/testkit";
-import { eventually, startWorker } from "./worker-harness.ts";
+import { drainJobId } from "@starpost/update-log";
+import { botClient, startReceiver, userMessage, type Answer } from "@starpost/testkit";
+import { eventually, startWorker, useQueueStack } from "./worker-harness.ts";
 
 /**
  * The retry timer (keys.webhookRetries): a failing bot is parked there between attempts, its
@@ -19,48 +10,34 @@ import { eventually, startWorker } from "./worker-harness.ts";
  * taken up again.
  */
 
-let stack: TestStack;
-let queues: DeliveryQueues;
-let connection: ReturnType<typeof createRedis>;
-const receivers: Receiver[] = [];
-beforeAll(async () => {
-  stack = await startStack();
-  connection = createRedis({ url: stack.redisServer.url, logger: stack.logger, role: "test-queue", bullmq: true });
-  queues = createDeliveryQueue(connection);
-});
-afterAll(async () => {
-  for (const r of receivers) await r.close();
-  await queues.close();
-  await connection.quit();
-  await stack.close();
-});
+const t = useQueueStack();
 
 /** A bot with a webhook at a new receiver answering `answer`, and no worker running yet. */
 async function hookedBot(answer?: Answer) {
-  const bot = await stack.platform.createBot();
+  const bot = await t.stack.platform.createBot();
   const receiver = await startReceiver({ answer });
-  receivers.push(receiver);
-  expect((await botClient(stack.gatewayUrl, bot.token)("setWebhook", { url: receiver.url })).body.ok).toBe(true);
+  t.receivers.push(receiver);
+  expect((await botClient(t.stack.gatewayUrl, bot.token)("setWebhook", { url: receiver.url })).body.ok).toBe(true);
   return { bot, botId: String(bot.id), receiver };
 }
 
-const parked = (botId: string) => stack.redis.zscore(keys.webhookRetries(), botId);
-const held = (botId: string) => stack.redis.hget(keys.webhookStatus(botId), "retry_at");
+const parked = (botId: string) => t.stack.redis.zscore(keys.webhookRetries(), botId);
+const held = (botId: string) => t.stack.redis.hget(keys.webhookStatus(botId), "retry_at");
 
 describe("the retry timer", () => {
   it("holds a failing bot between attempts, without a drain job, and runs its retry when due", async () => {
     // 8 slots over 8 shards: a drain waiting for a retry always parks its bot.
-    const worker = startWorker(stack, { concurrency: 8, backoffScale: 1 });
+    const worker = startWorker(t.stack, { concurrency: 8, backoffScale: 1 });
     try {
       const { bot, botId, receiver } = await hookedBot((_r, n) =>
         n === 1 ? { status: 429, headers: { "retry-after": "3" } } : undefined,
       );
-      await stack.platform.pushUpdate(bot.id, userMessage(1, "later"));
+      await t.stack.platform.pushUpdate(bot.id, userMessage(1, "later"));
       await receiver.waitFor((got) => got.length === 1);
       await eventually(async () => Number(await parked(botId)) > Date.now(), 5000, "parked until the retry");
       expect(Number(await held(botId))).toBe(Number(await parked(botId)));
       // While it waits, the bot has no drain job (waiting, delayed or running).
-      expect(await queues.forBot(botId).getJob(drainJobId(botId))).toBeUndefined();
+      expect(await t.queues.forBot(botId).getJob(drainJobId(botId))).toBeUndefined();
       await receiver.waitFor((got) => got.length === 2, 10_000);
       expect(receiver.received[1]!.update.update_id).toBe(receiver.received[0]!.update.update_id);
       await eventually(async () => (await parked(botId)) === null && (await held(botId)) === null, 5000);
@@ -70,17 +47,17 @@ describe("the retry timer", () => {
   });
 
   it("an update pushed while the timer holds the bot waits for the retry and goes after it", async () => {
-    const worker = startWorker(stack, { concurrency: 8, backoffScale: 1 });
+    const worker = startWorker(t.stack, { concurrency: 8, backoffScale: 1 });
     try {
       const { bot, botId, receiver } = await hookedBot((_r, n) =>
         n === 1 ? { status: 429, headers: { "retry-after": "2" } } : undefined,
       );
-      await stack.platform.pushUpdate(bot.id, userMessage(1, "first"));
+      await t.stack.platform.pushUpdate(bot.id, userMessage(1, "first"));
       await receiver.waitFor((got) => got.length === 1);
       await eventually(async () => (await parked(botId)) !== null, 5000, "parked");
       // Another chat's update: the drain job its append asks for leaves the bot to the timer, so
       // it goes only with the retry, after it (until a success, one request at a time).
-      await stack.platform.pushUpdate(bot.id, userMessage(2, "second"));
+      await t.stack.platform.pushUpdate(bot.id, userMessage(2, "second"));
       await receiver.waitFor((got) => got.length === 3, 10_000);
       expect(receiver.received.map((r) => r.update.message.text)).toEqual(["first", "first", "second"]);
     } finally {
@@ -90,11 +67,11 @@ describe("the retry timer", () => {
 
   it("takes up a run whose worker died: the claim lapsed with the bot marked as running", async () => {
     const { bot, botId, receiver } = await hookedBot();
-    await stack.platform.pushUpdate(bot.id, userMessage(1, "after a crash"));
+    await t.stack.platform.pushUpdate(bot.id, userMessage(1, "after a crash"));
     // What a worker killed during a retry run leaves: the mark and a claim that has lapsed.
-    await stack.redis.hset(keys.webhookStatus(botId), "retry_at", "run");
-    await stack.redis.zadd(keys.webhookRetries(), Date.now() - 1, botId);
-    const worker = startWorker(stack);
+    await t.stack.redis.hset(keys.webhookStatus(botId), "retry_at", "run");
+    await t.stack.redis.zadd(keys.webhookRetries(), Date.now() - 1, botId);
+    const worker = startWorker(t.stack);
     try {
       await receiver.waitFor((got) => got.length === 1, 10_000);
       expect(receiver.received[0]!.update.message.text).toBe("after a crash");
@@ -107,11 +84,11 @@ describe("the retry timer", () => {
   it("puts back a parked bot's entry that went missing (its worker died between the two writes)", async () => {
     const { bot, botId, receiver } = await hookedBot();
     const due = Date.now() + 1500;
-    await stack.redis.hset(keys.webhookStatus(botId), "retry_at", String(due));
-    const worker = startWorker(stack);
+    await t.stack.redis.hset(keys.webhookStatus(botId), "retry_at", String(due));
+    const worker = startWorker(t.stack);
     try {
       // The append's drain job finds the bot held and gives it back its timer entry.
-      await stack.platform.pushUpdate(bot.id, userMessage(1, "kept for the retry"));
+      await t.stack.platform.pushUpdate(bot.id, userMessage(1, "kept for the retry"));
       await eventually(async () => Number(await parked(botId)) === due, 5000, "the entry put back");
       await receiver.waitFor((got) => got.length === 1, 10_000);
       expect(receiver.received[0]!.at).toBeGreaterThanOrEqual(due - 50);
@@ -122,8 +99,8 @@ describe("the retry timer", () => {
 
   it("drops an entry the bot no longer answers to (its status was cleared by setWebhook)", async () => {
     const { botId } = await hookedBot();
-    await stack.redis.zadd(keys.webhookRetries(), Date.now() - 1, botId);
-    const worker = startWorker(stack);
+    await t.stack.redis.zadd(keys.webhookRetries(), Date.now() - 1, botId);
+    const worker = startWorker(t.stack);
     try {
       await eventually(async () => (await parked(botId)) === null, 5000, "the stale entry dropped");
     } finally {

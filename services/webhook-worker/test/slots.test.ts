@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { botClient, startReceiver, startStack, userMessage, type Receiver, type TestStack } from "@starpost/testkit";
-import { createRedis } from "@starpost/runtime";
+import { describe, expect, it } from "vitest";
+import { botClient, startReceiver, userMessage } from "@starpost/testkit";
 import { keys } from "@starpost/shared";
-import { createDeliveryQueue, drainJobId, type DeliveryQueues } from "@starpost/update-log";
-import { eventually, startWorker } from "./worker-harness.ts";
+import { drainJobId } from "@starpost/update-log";
+import { eventually, startWorker, useQueueStack } from "./worker-harness.ts";
 
 /**
  * A drain waiting for a retry due within 10 s keeps its slot only while its queue shard has
@@ -11,22 +10,7 @@ import { eventually, startWorker } from "./worker-harness.ts";
  * failing bots never hold every slot while healthy bots wait.
  */
 
-let stack: TestStack;
-let queues: DeliveryQueues;
-let connection: ReturnType<typeof createRedis>;
-const receivers: Receiver[] = [];
-
-beforeAll(async () => {
-  stack = await startStack();
-  connection = createRedis({ url: stack.redisServer.url, logger: stack.logger, role: "test-queue", bullmq: true });
-  queues = createDeliveryQueue(connection);
-});
-afterAll(async () => {
-  for (const r of receivers) await r.close();
-  await queues.close();
-  await connection.quit();
-  await stack.close();
-});
+const t = useQueueStack();
 
 /**
  * A bot whose webhook first answers 429 with Retry-After: 2, then 200; what was seen from the
@@ -34,30 +18,30 @@ afterAll(async () => {
  * while the retry timer held the bot. Once delivered, the bot leaves the timer.
  */
 async function statesWhileWaiting(concurrency: number): Promise<Set<string>> {
-  const worker = startWorker(stack, { concurrency, backoffScale: 1 });
+  const worker = startWorker(t.stack, { concurrency, backoffScale: 1 });
   try {
-    const bot = await stack.platform.createBot();
+    const bot = await t.stack.platform.createBot();
     const r = await startReceiver({
       answer: (_req, n) => (n === 1 ? { status: 429, headers: { "retry-after": "2" } } : undefined),
     });
-    receivers.push(r);
-    await botClient(stack.gatewayUrl, bot.token)("setWebhook", { url: r.url });
-    await stack.platform.pushUpdate(bot.id, userMessage(1, "later"));
+    t.receivers.push(r);
+    await botClient(t.stack.gatewayUrl, bot.token)("setWebhook", { url: r.url });
+    await t.stack.platform.pushUpdate(bot.id, userMessage(1, "later"));
     await r.waitFor((got) => got.length === 1);
     const states = new Set<string>();
-    const job = () => queues.forBot(String(bot.id)).getJob(drainJobId(String(bot.id)));
+    const job = () => t.queues.forBot(String(bot.id)).getJob(drainJobId(String(bot.id)));
     const botId = String(bot.id);
     await eventually(async () => {
       if (r.received.length >= 2) return true;
       states.add((await (await job())?.getState()) ?? "none");
-      if ((await stack.redis.zscore(keys.webhookRetries(), botId)) !== null) states.add("parked");
+      if ((await t.stack.redis.zscore(keys.webhookRetries(), botId)) !== null) states.add("parked");
       return false;
     }, 10_000);
     expect(r.received[1]!.update.update_id).toBe(r.received[0]!.update.update_id);
     await eventually(
       async () =>
-        (await stack.redis.zscore(keys.webhookRetries(), botId)) === null &&
-        (await stack.redis.hget(keys.webhookStatus(botId), "retry_at")) === null,
+        (await t.stack.redis.zscore(keys.webhookRetries(), botId)) === null &&
+        (await t.stack.redis.hget(keys.webhookStatus(botId), "retry_at")) === null,
       10_000,
     );
     return states;

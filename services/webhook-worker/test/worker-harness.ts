@@ -1,6 +1,8 @@
+import { afterAll, beforeAll } from "vitest";
 import { Registry, createRedis } from "@starpost/runtime";
 import { ServiceClient } from "@starpost/http";
-import type { TestStack } from "@starpost/testkit";
+import { startStack, type Receiver, type TestStack } from "@starpost/testkit";
+import { createDeliveryQueue } from "@starpost/update-log";
 import { buildWorker, type DeliveryWorkerDeps } from "../src/app.ts";
 
 /** A delivery worker in this process on the stack's Redis, with test-friendly timings. */
@@ -59,3 +61,38 @@ export function byChat(updates: any[]): Map<number, number[]> {
 }
 
 export { eventually } from "@starpost/testkit";
+
+/**
+ * A stack (no worker) with the delivery queues opened on a connection of their own, to look at
+ * drain jobs, and the receivers a test starts: all closed by `close`.
+ */
+async function startQueueStack() {
+  const stack = await startStack();
+  const connection = createRedis({
+    url: stack.redisServer.url,
+    logger: stack.logger,
+    role: "test-queue",
+    bullmq: true,
+  });
+  const queues = createDeliveryQueue(connection);
+  const receivers: Receiver[] = [];
+  return {
+    stack,
+    queues,
+    receivers,
+    async close() {
+      for (const r of receivers) await r.close();
+      await queues.close();
+      await connection.quit();
+      await stack.close();
+    },
+  };
+}
+
+/** A test file's queue stack (startQueueStack): started before its tests, closed after them. */
+export function useQueueStack() {
+  const t = {} as Awaited<ReturnType<typeof startQueueStack>>;
+  beforeAll(async () => void Object.assign(t, await startQueueStack()));
+  afterAll(() => t.close?.());
+  return t;
+}
