@@ -172,7 +172,7 @@ async function wake(mode: Mode) {
     role: "bench",
   });
   try {
-    const latencies = await measureWakes(s.gatewayUrl, redis, await s.platform.createBot(), WAKE_EVENTS);
+    const { wakes: latencies } = await measureWakes(s.gatewayUrl, redis, await s.platform.createBot(), WAKE_EVENTS);
     figures.push({
       bench: "cluster",
       name: `wake latency p50, ${mode}`,

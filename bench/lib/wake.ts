@@ -8,18 +8,20 @@ import { PLATFORM_TOKEN } from "./stack.ts";
  * Wake latency, `n` times one after the other: from a platform ingest call (a user's message pushed
  * through the gateway) to the bot's waiting getUpdates answering. Each push goes only once the poll
  * waits (its own claim is in Redis), so what is measured is the wake-up, not a ready read. The first
- * 20 events warm the processes up and are not returned.
+ * 20 events warm the processes up and are not returned. `pushes`: how long each ingest call took
+ * to be answered, in the same events.
  */
 export async function measureWakes(
   gatewayUrl: string,
   redis: Redis,
   bot: { id: number; token: string },
   n: number,
-): Promise<number[]> {
+): Promise<{ wakes: number[]; pushes: number[] }> {
   const agent = new Agent({ keepAliveTimeout: 60_000 });
   const ingestUrl = `${gatewayUrl}/platform/v1/bots/${bot.id}/updates`;
   const headers = { authorization: `Bearer ${PLATFORM_TOKEN}`, "content-type": "application/json" };
   const latencies: number[] = [];
+  const pushes: number[] = [];
   let offset = 0;
   // An answered poll's claim stays until the next poll's claim replaces it.
   let previous: string | null = null;
@@ -34,18 +36,21 @@ export async function measureWakes(
       previous = owner;
       const body = JSON.stringify(userMessage(7, `m${i}`));
       const started = performance.now();
-      const ingest = request(ingestUrl, { method: "POST", headers, body, dispatcher: agent }).then((r) =>
-        r.body.dump(),
-      );
+      const ingest = request(ingestUrl, { method: "POST", headers, body, dispatcher: agent })
+        .then((r) => r.body.dump())
+        .then(() => performance.now() - started);
       const result = await poll;
       const elapsed = performance.now() - started;
-      await ingest;
+      const pushed = await ingest;
       if (result.length !== 1) throw new Error(`expected one update, got ${result.length}`);
       offset = result[0]!.update_id + 1;
-      if (i >= 20) latencies.push(elapsed);
+      if (i >= 20) {
+        latencies.push(elapsed);
+        pushes.push(pushed);
+      }
     }
   } finally {
     await agent.close();
   }
-  return latencies;
+  return { wakes: latencies, pushes };
 }
