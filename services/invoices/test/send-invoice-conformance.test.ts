@@ -194,6 +194,8 @@ const CASES: [string, Params, number, string][] = [
   ["no chat_id", without("chat_id"), ...bad("chat_id is empty")],
   ["an unknown chat id", { ...valid, chat_id: 987654 }, ...bad("chat not found")],
   ["an unknown @username", { ...valid, chat_id: "@nobody_here" }, ...bad("chat not found")],
+  // td::to_integer<int64> of " 4101" is 0 (Client.cpp at 01a3679, line 8210): no chat.
+  ["a chat id after a space", { ...valid, chat_id: ` ${PRIVATE}` }, ...bad("chat not found")],
   ["a group", { ...valid, chat_id: GROUP }, ...bad("star invoices can be sent only to private chats and channels")],
   [
     "a supergroup by @username",
@@ -245,6 +247,18 @@ describe("sendInvoice conformance", () => {
       });
       expect(Object.keys(m.invoice)).toEqual(["title", "description", "start_parameter", "currency", "total_amount"]);
     }
+  });
+
+  it("reads chat_id as the reference's check_chat does: leading zeros and what follows the digits are ignored", async () => {
+    for (const encoding of ENCODINGS)
+      for (const chatId of [`0${PRIVATE}`, `${PRIVATE}abc`, `${PRIVATE}.5`, `${CHANNEL}x`]) {
+        const r = await callIn(stack, bot.token, "sendInvoice", { ...valid, chat_id: chatId }, encoding);
+        expect({ chatId, status: r.status, chat: r.body.result?.chat.id }).toEqual({
+          chatId,
+          status: 200,
+          chat: chatId.startsWith("-") ? CHANNEL : PRIVATE,
+        });
+      }
   });
 
   it("accepts the limits exactly: 32 characters, 255 characters, 128 bytes", async () => {

@@ -61,6 +61,21 @@ export const optionalString = () =>
   z.preprocess((v) => (isAbsent(v) ? undefined : asText(v)), z.string().optional()).optional();
 
 /**
+ * A chat as the reference's `check_chat` reads it (Client.cpp at 01a3679, line 8198): an
+ * @username as given, anything else through `td::to_integer<int64>` (line 8210), so "0501" and
+ * "501abc" name chat 501 and " 501" names chat 0, which no chat is. Empty is absent ("chat_id is
+ * empty", line 8201).
+ */
+export const chatIdParam = () =>
+  z
+    .preprocess((v) => {
+      if (isAbsent(v)) return undefined;
+      const text = asText(v)!;
+      return text.startsWith("@") ? text : toInteger(text, 64).toString();
+    }, z.string().optional())
+    .optional();
+
+/**
  * An int32 read like the reference's `get_integer_arg`: absent means the default (undefined
  * here), anything else goes through `to_integer`, never an error. Callers clamp.
  */

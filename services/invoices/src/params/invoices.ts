@@ -12,6 +12,7 @@ import {
   optionalString,
   requiredString,
   toInteger,
+  chatIdParam,
 } from "@starpost/shared";
 
 /**
@@ -211,8 +212,8 @@ export function checkReplyParameters(raw: unknown): ReplyParameters | undefined 
 
 export const isError = (v: unknown): v is BotApiError => v instanceof BotApiError;
 
-/** A chat as given: an id, an @username, or anything else (which no chat has). */
-export const chatIdParam = optionalString;
+/** A chat: an id read as the reference reads it, or an @username (see `chatIdParam`). */
+export { chatIdParam };
 
 /** Where and how a message is sent (sendInvoice, sendMessage). */
 export const sendingShape = {
