@@ -130,6 +130,7 @@ export const Errors = {
   titleInvalid: () => bad("INVOICE_TITLE_INVALID"),
   descriptionInvalid: () => bad("INVOICE_DESCRIPTION_INVALID"),
   payloadInvalid: () => bad("INVOICE_PAYLOAD_INVALID"),
+  maxTipNotNumber: () => bad('can\'t parse "max_tip_amount" as Number'),
   maxTipNegative: () => bad("max_tip_amount must be non-negative"),
   tipsJson: () => bad("can't parse suggested_tip_amounts JSON object"),
   tipsNotArray: () => bad("expected an Array of suggested tip amounts"),

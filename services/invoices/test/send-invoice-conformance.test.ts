@@ -130,6 +130,17 @@ const CASES: [string, Params, number, string][] = [
     ...bad("can't parse suggested_tip_amounts JSON object"),
   ],
   ["a negative max_tip_amount", { ...valid, max_tip_amount: -1 }, ...bad("max_tip_amount must be non-negative")],
+  // to_integer_safe<int64> (Client.cpp at 01a3679, line 11994): only an integer's exact decimal form.
+  ...["12abc", "012", "+5", "-0", "1.5", " 5", "9223372036854775808"].map((tip): [string, Params, number, string] => [
+    `max_tip_amount "${tip}"`,
+    { ...valid, max_tip_amount: tip },
+    ...bad('can\'t parse "max_tip_amount" as Number'),
+  ]),
+  [
+    "a max_tip_amount that is no number, after a price that is none: the prices first",
+    { ...valid, prices: "[", max_tip_amount: "x" },
+    ...bad("can't parse prices JSON object"),
+  ],
   [
     "suggested tips an object",
     { ...valid, max_tip_amount: 50, suggested_tip_amounts: { a: 1 } },

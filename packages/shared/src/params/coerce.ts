@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { Errors } from "../errors.ts";
+import { Errors, type BotApiError } from "../errors.ts";
 import { fail } from "./issues.ts";
 
 /**
@@ -59,6 +59,21 @@ export const requiredString = (name: string) =>
 /** An optional string parameter ("" counts as absent). A JSON `null` or object is its text, as in the reference. */
 export const optionalString = () =>
   z.preprocess((v) => (isAbsent(v) ? undefined : asText(v)), z.string().optional()).optional();
+
+/**
+ * An int64 read with `td::to_integer_safe<int64>`: the text must be exactly an integer's decimal
+ * form within int64 ("012", "+1", "-0", " 1" and "1.5" all fail, each with `error`). Absent:
+ * undefined.
+ */
+export const strictInt64 = (error: () => BotApiError) =>
+  z
+    .preprocess((v) => (isAbsent(v) ? undefined : asText(v)), z.string().optional())
+    .transform((s, ctx) => {
+      if (s === undefined) return undefined;
+      const n = toInteger(s, 64);
+      return n.toString() === s ? Number(n) : fail(ctx, error());
+    })
+    .optional();
 
 /**
  * A chat as the reference's `check_chat` reads it (Client.cpp at 01a3679, line 8198): an

@@ -13,6 +13,7 @@ import {
   requiredString,
   toInteger,
   chatIdParam,
+  strictInt64,
 } from "@starpost/shared";
 
 /**
@@ -77,11 +78,13 @@ const productShape = {
   currency: requiredString("currency"),
   prices: pricesParam(),
   provider_token: optionalString(),
-  // The official server reads these numbers with get_integer_arg: never an error.
-  max_tip_amount: looseInt(),
+  // to_integer_safe<int64> (Client.cpp at 01a3679, line 11994): anything but an integer's exact
+  // decimal form is an error.
+  max_tip_amount: strictInt64(Errors.maxTipNotNumber),
   suggested_tip_amounts: rawJson(),
   provider_data: optionalString(),
   photo_url: optionalString(),
+  // get_integer_arg (line 12013): never an error.
   photo_size: looseInt(),
   photo_width: looseInt(),
   photo_height: looseInt(),
