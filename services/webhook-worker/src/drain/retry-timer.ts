@@ -102,7 +102,11 @@ export class RetryTimer {
     const t = setTimeout(
       () => {
         this.timers.delete(t);
-        void this.look();
+        // A timer may fire a millisecond before the wall clock reaches `at` (timers keep their
+        // own clock): then the claim would find the retry not yet due, and nothing would look
+        // again until the sweep.
+        if (Date.now() < at) this.lookAt(at);
+        else void this.look();
       },
       Math.max(0, at - Date.now()),
     );
