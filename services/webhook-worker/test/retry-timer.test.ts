@@ -21,6 +21,10 @@ async function hookedBot(answer?: Answer) {
   return { bot, botId: String(bot.id), receiver };
 }
 
+/** A bot whose webhook answers its first request 429 with Retry-After `seconds`, then 200. */
+const failingOnce = (seconds: number) =>
+  hookedBot((_r, n) => (n === 1 ? { status: 429, headers: { "retry-after": String(seconds) } } : undefined));
+
 const parked = (botId: string) => t.stack.redis.zscore(keys.webhookRetries(), botId);
 const held = (botId: string) => t.stack.redis.hget(keys.webhookStatus(botId), "retry_at");
 
@@ -29,15 +33,18 @@ describe("the retry timer", () => {
     // 8 slots over 8 shards: a drain waiting for a retry always parks its bot.
     const worker = startWorker(t.stack, { concurrency: 8, backoffScale: 1 });
     try {
-      const { bot, botId, receiver } = await hookedBot((_r, n) =>
-        n === 1 ? { status: 429, headers: { "retry-after": "3" } } : undefined,
-      );
+      const { bot, botId, receiver } = await failingOnce(3);
       await t.stack.platform.pushUpdate(bot.id, userMessage(1, "later"));
       await receiver.waitFor((got) => got.length === 1);
       await eventually(async () => Number(await parked(botId)) > Date.now(), 5000, "parked until the retry");
       expect(Number(await held(botId))).toBe(Number(await parked(botId)));
-      // While it waits, the bot has no drain job (waiting, delayed or running).
-      expect(await t.queues.forBot(botId).getJob(drainJobId(botId))).toBeUndefined();
+      // While it waits, the bot has no drain job (waiting, delayed or running): the one that
+      // parked it ends once it has.
+      await eventually(
+        async () => (await t.queues.forBot(botId).getJob(drainJobId(botId))) === undefined,
+        5000,
+        "the parking job gone",
+      );
       await receiver.waitFor((got) => got.length === 2, 10_000);
       expect(receiver.received[1]!.update.update_id).toBe(receiver.received[0]!.update.update_id);
       await eventually(async () => (await parked(botId)) === null && (await held(botId)) === null, 5000);
@@ -49,9 +56,7 @@ describe("the retry timer", () => {
   it("an update pushed while the timer holds the bot waits for the retry and goes after it", async () => {
     const worker = startWorker(t.stack, { concurrency: 8, backoffScale: 1 });
     try {
-      const { bot, botId, receiver } = await hookedBot((_r, n) =>
-        n === 1 ? { status: 429, headers: { "retry-after": "2" } } : undefined,
-      );
+      const { bot, botId, receiver } = await failingOnce(2);
       await t.stack.platform.pushUpdate(bot.id, userMessage(1, "first"));
       await receiver.waitFor((got) => got.length === 1);
       await eventually(async () => (await parked(botId)) !== null, 5000, "parked");
