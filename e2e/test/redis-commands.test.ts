@@ -14,6 +14,7 @@ import {
   startReceiver,
   startRedis,
   userMessage,
+  waitingPoll,
   type ProcessStack,
   type Receiver,
   type RedisServer,
@@ -365,11 +366,7 @@ async function pass(bots: { polling: TestBot; hooked: TestBot; settings: TestBot
     // An answered poll's claim stays until the next poll's claim replaces it: wait for this one's.
     const previous = await side.get(keys.pollOwner(polling.id));
     const poll = polling.request("getUpdates", { timeout: 5 });
-    await eventually(
-      async () => ![null, previous].includes(await side.get(keys.pollOwner(polling.id))),
-      10_000,
-      "the poll's claim",
-    );
+    await waitingPoll(side, polling.id, previous);
     await platform.pushUpdate(polling.id, userMessage(CHAT, "wake up"));
     expect(await poll).toHaveLength(1);
   });

@@ -167,12 +167,13 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    */
   const follow = (botId: string, outcome: DrainOutcome, retryAt?: number) => {
     if (outcome.reason === "backoff" || outcome.reason === "held") return;
-    track(queue.request(botId, { cause: "recheck", redis, retryAt }));
+    void track(queue.request(botId, { cause: "recheck", redis, retryAt }));
   };
   /** A request in flight, awaited on close. */
-  function track(p: Promise<void>) {
+  function track(p: Promise<void>): Promise<void> {
     followUps.add(p);
     void p.finally(() => followUps.delete(p));
+    return p;
   }
   for (const worker of workers) {
     worker.on("completed", (job, outcome) => {

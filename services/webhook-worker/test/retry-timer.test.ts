@@ -33,7 +33,7 @@ describe("the retry timer", () => {
     // 8 slots over 8 shards: a drain waiting for a retry always parks its bot.
     const worker = startWorker(t.stack, { concurrency: 8, backoffScale: 1 });
     try {
-      const { bot, botId, receiver } = await failingOnce(3);
+      const { bot, botId, receiver } = await failingOnce(5);
       await t.stack.platform.pushUpdate(bot.id, userMessage(1, "later"));
       await receiver.waitFor((got) => got.length === 1);
       await eventually(async () => Number(await parked(botId)) > Date.now(), 5000, "parked until the retry");
@@ -56,7 +56,7 @@ describe("the retry timer", () => {
   it("an update pushed while the timer holds the bot waits for the retry and goes after it", async () => {
     const worker = startWorker(t.stack, { concurrency: 8, backoffScale: 1 });
     try {
-      const { bot, botId, receiver } = await failingOnce(2);
+      const { bot, botId, receiver } = await failingOnce(4);
       await t.stack.platform.pushUpdate(bot.id, userMessage(1, "first"));
       await receiver.waitFor((got) => got.length === 1);
       await eventually(async () => (await parked(botId)) !== null, 5000, "parked");
@@ -88,7 +88,7 @@ describe("the retry timer", () => {
 
   it("puts back a parked bot's entry that went missing (its worker died between the two writes)", async () => {
     const { bot, botId, receiver } = await hookedBot();
-    const due = Date.now() + 1500;
+    const due = Date.now() + 5000;
     await t.stack.redis.hset(keys.webhookStatus(botId), "retry_at", String(due));
     const worker = startWorker(t.stack);
     try {

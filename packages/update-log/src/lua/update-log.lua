@@ -12,9 +12,9 @@
     log_close(log) -> 1 when something was appended and the bot has a webhook (the pending signal:
       the caller's appendThenDeliver schedules the bot's drain job, and the workers' reconciler
       does if the caller dies first), else 0; when something was appended, publishes once on the
-      bot's wake channel, which wakes a waiting poll or the running drain of the bot. The message
-      carries the updates appended when they come to at most WAKE_CARRY_BYTES of JSON: a waiting
-      poll answers with them without reading the log.
+      bot's wake channel, which wakes a waiting poll or the running drain of the bot. For a bot
+      without a webhook the message carries the updates appended when they come to at most
+      WAKE_CARRY_BYTES of JSON: a waiting poll answers with them without reading the log.
   The entry's fields are log-entry.lua's (included here).
 ]]
 --!include wake.lua
@@ -23,13 +23,16 @@
 local WAKE_CARRY_BYTES = 65536
 
 local function log_open(k, cap, wake_channel, bot_id)
-  return {
+  local log = {
     k = k, cap = tonumber(cap), channel = wake_channel, bot = bot_id, appended = false,
-    carried = {}, carried_bytes = 0, first_id = nil,
+    carried_bytes = 0, first_id = nil,
     restricted = redis.call("EXISTS", k[3]) == 1,
     webhook = redis.call("EXISTS", k[4]),
     pending = redis.call("XLEN", k[1]),
   }
+  -- No poll waits on a bot with a webhook: its wake message carries nothing.
+  if log.webhook == 0 then log.carried = {} end
+  return log
 end
 
 local function log_append(log, kind, opt_in, queue, expiry, payload)

@@ -335,7 +335,8 @@ export class PollHub {
  */
 function carriedAnswer(w: Waiter): string[] | undefined {
   const first = w.heard[0];
-  if (first === undefined || (w.offset > 0 && first.firstId < w.offset)) return undefined;
+  // A negative offset keeps only the newest updates: the read decides.
+  if (first === undefined || w.offset < 0 || (w.offset > 0 && first.firstId < w.offset)) return undefined;
   let next = first.firstId;
   let count = 0;
   const parts: string[] = [];

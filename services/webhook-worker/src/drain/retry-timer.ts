@@ -31,7 +31,7 @@ export interface RetryTimerDeps {
   /** runs a claimed bot's drain (open-drain.lua's "retry" mode) to its end. */
   run(botId: string, stop: AbortSignal): Promise<DrainOutcome>;
   /** asks for a drain job (updates are pending and the timer let the bot go). */
-  request(botId: string): void;
+  request(botId: string): Promise<void>;
   /** the timer's runs at once, at most. */
   slots: number;
   /** a claim lapses this long after it was made or last renewed (a run renews it every third of it). */
@@ -41,7 +41,7 @@ export interface RetryTimerDeps {
 export class RetryTimer {
   private readonly key = keys.webhookRetries();
   /** each run's bot and the score of its claim. */
-  private readonly running = new Map<string, { claimed: number; done: Promise<void> }>();
+  private readonly running = new Map<string, { claimed: number; done: Promise<void>; renewing: Promise<void> }>();
   /** a timer for each retry this process parked, due then. */
   private readonly timers = new Set<NodeJS.Timeout>();
   /** the look at the whole set every LOOK_MS. */
@@ -65,10 +65,6 @@ export class RetryTimer {
     clearInterval(this.sweep);
     for (const t of this.timers) clearTimeout(t);
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
-  }
-
-  get runs(): number {
-    return this.running.size;
   }
 
   /**
@@ -148,19 +144,29 @@ export class RetryTimer {
   }
 
   private begin(botId: string, claimed: number): void {
-    if (this.running.has(botId)) return; // claimed again while its run ends: the run handles it
-    const run = { claimed, done: Promise.resolve() };
+    const running = this.running.get(botId);
+    if (running) {
+      // Claimed again while its run ends (its claim lapsed): the run's end drops the new claim.
+      running.claimed = claimed;
+      return;
+    }
+    const run = { claimed, done: Promise.resolve(), renewing: Promise.resolve() };
     this.running.set(botId, run);
     const renew = setInterval(() => {
       const next = Date.now() + this.deps.claimMs;
-      this.deps.redis.zadd(this.key, "XX", next, botId).then(
-        () => (run.claimed = next),
+      run.renewing = this.deps.redis.zadd(this.key, "XX", next, botId).then(
+        () => void (run.claimed = next),
         () => undefined, // a lapsed claim is taken by another worker: at least once, as any drain
       );
     }, this.deps.claimMs / 3);
     run.done = this.deps
       .run(botId, this.stop.signal)
-      .then((outcome) => this.finish(botId, run.claimed, outcome))
+      .then(async (outcome) => {
+        // No renewal may land after the run's end has parked or dropped the bot.
+        clearInterval(renew);
+        await run.renewing;
+        await this.finish(botId, run.claimed, outcome);
+      })
       .catch((err: Error) =>
         this.deps.logger.warn({ botId, err: { message: err.message } }, "retry run failed; its claim lapses"),
       )
@@ -186,8 +192,10 @@ export class RetryTimer {
         return;
     }
     const pending = await workerScripts.releaseRetry(redis, { ...statusKeys(botId), log: keys.updateLog(botId) }, {});
+    // The drain job is asked for before the entry goes: a crash between leaves a stale entry
+    // (dropped when claimed), never pending updates with nobody to drain them.
+    if (pending > 0) await this.deps.request(botId);
     await workerScripts.dropRetry(redis, { retries: this.key }, { botId, claimed });
-    if (pending > 0) this.deps.request(botId);
   }
 }
 
