@@ -73,6 +73,14 @@ describe("long polling", () => {
     expect(await xranges()).toBeGreaterThan(before);
   });
 
+  it("a woken poll with a negative offset keeps only the newest of what the push carried, as its read would", async () => {
+    const bot = await stack.platform.createBot();
+    const poll = getUpdates(stack.gatewayUrl, bot.token, { offset: -1, timeout: 20 });
+    await waitingPoll(stack.redis, bot.id);
+    const pushed = await stack.platform.pushUpdate(bot.id, [userMessage(5, "a"), userMessage(6, "b")]);
+    expect(ids(await poll)).toEqual([pushed.body.result[1].update_id]);
+  });
+
   it("a woken poll whose offset is past what the push carried keeps waiting, as its read would", async () => {
     const bot = await stack.platform.createBot();
     // An offset up to 10 past the next id is kept (poll-updates.lua): ids 1 and 2 are below it.
