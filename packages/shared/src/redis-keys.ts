@@ -103,6 +103,8 @@ export const keys = {
   messages: (botId: string | number) => `${PREFIX}:messages:${tag(botId)}`,
   /** String with TTL: the bot's answerCallbackQuery for a press, as JSON `{text, show_alert, url}`. */
   callbackAnswer: (botId: string | number, queryId: string) => `${PREFIX}:cbq:${tag(botId)}:${queryId}`,
+  /** zset: ids of callback queries appended as updates (member: to_integer<int64> of the id, score: expiry, Unix ms); pruned on every add, so it holds at most 150 s of them. */
+  openCallbackQueries: (botId: string | number) => `${PREFIX}:cbq-open:${tag(botId)}`,
 
   /** Hash: fault id -> fault rule JSON (scripted errors and delays for the bot's next calls). */
   faults: (botId: string | number) => `${PREFIX}:faults:${tag(botId)}`,
@@ -162,6 +164,7 @@ export function botKeys(botId: string | number): string[] {
     keys.lastConflict(botId),
     keys.messageSeq(botId),
     keys.messages(botId),
+    keys.openCallbackQueries(botId),
     keys.invoices(botId),
     keys.charges(botId),
     keys.starLedger(botId),

@@ -1,5 +1,19 @@
 import { describe, expect, it } from "vitest";
-import { emptyParams, parseWebhookUrl, parseWith, readFormParams, readJsonParams, toInteger } from "@starpost/shared";
+import {
+  boolField,
+  decodeJson,
+  emptyParams,
+  JsonFieldError,
+  JsonNumber,
+  longField,
+  parseWebhookUrl,
+  parseWith,
+  readFormParams,
+  readJsonParams,
+  stringField,
+  toInteger,
+  type JsonObject,
+} from "@starpost/shared";
 import { METHOD_ROWS } from "@starpost/testkit";
 
 /** A method's parameters read with its owner's row: its params, or the error it answers. */
@@ -37,6 +51,8 @@ describe("the raw JSON reader", () => {
     const text = JSON.stringify({ a: 'x"y\\', b: "plain", c: { k: 'q"\n' }, d: "p\nq\u2603😀" });
     expect(json(text).params).toEqual({ a: 'x"y\\', b: "plain", c: JSON.stringify({ k: 'q"\n' }), d: "p\nq\u2603😀" });
     expect(json('{"e":"\\u2603\\ud83d\\ude00\\/\\t"}').params).toEqual({ e: "☃😀/\t" });
+    // json_string_decode: an unknown escape is the character after the backslash.
+    expect(json('{"f":"\\x\\q"}').params).toEqual({ f: "xq" });
   });
 
   it("adds nothing for null, arrays, numbers and broken JSON; keeps members read before an error", () => {
@@ -109,11 +125,11 @@ describe("method parameters read the reference's way", () => {
   });
 
   it("strings: a JSON null or object where a string is expected is its text, as in the reference", () => {
-    const r = parseParams("answerCallbackQuery", { callback_query_id: "null", text: '{"a":1}' });
-    expect(r.ok && r.params).toMatchObject({ callback_query_id: "null", text: '{"a":1}' });
+    const r = parseParams("answerCallbackQuery", { callback_query_id: "5", text: '{"a":1}', url: "null" });
+    expect(r.ok && r.params).toMatchObject({ callback_query_id: "5", text: '{"a":1}', url: "null" });
   });
 
-  it("ids: answerPreCheckoutQuery reads to_integer<int64> (trailing garbage ignored, every digit kept)", () => {
+  it("ids: answerPreCheckoutQuery reads to_integer<int64> (trailing garbage ignored, every digit kept, missing is 0)", () => {
     const id = (v: string) => {
       const r = parseParams("answerPreCheckoutQuery", { pre_checkout_query_id: v, ok: "true" });
       return r.ok ? r.params.pre_checkout_query_id : r.error.description;
@@ -121,7 +137,8 @@ describe("method parameters read the reference's way", () => {
     expect(id("1234567890123456789")).toBe("1234567890123456789");
     expect(id("1234567890123456789abc")).toBe("1234567890123456789");
     expect(id(" 5")).toBe("0");
-    expect(id("")).toBe('Bad Request: parameter "pre_checkout_query_id" is required');
+    expect(id("")).toBe("0");
+    expect(id("null")).toBe("0");
   });
 
   it("refundStarPayment's user_id: max(to_integer<int64>, 0), where 0 is an invalid id", () => {
@@ -131,7 +148,7 @@ describe("method parameters read the reference's way", () => {
     };
     expect(user("77")).toBe(77);
     expect(user("77x")).toBe(77);
-    for (const v of ["-77", "x", " 77", "0"])
+    for (const v of ["-77", "x", " 77", "0", ""])
       expect({ v, d: user(v) }).toEqual({ v, d: "Bad Request: invalid user_id specified" });
   });
 
@@ -165,5 +182,44 @@ describe("webhook URLs", () => {
     ];
     for (const url of valid) expect({ url, ok: parseWebhookUrl(url) !== undefined }).toEqual({ url, ok: true });
     for (const url of invalid) expect({ url, ok: parseWebhookUrl(url) !== undefined }).toEqual({ url, ok: false });
+  });
+});
+
+describe("td's JSON reader (JsonBuilder.cpp's json_decode), under every JSON-valued parameter", () => {
+  it("keeps a number as its text: any run of -+.eE0-9", () => {
+    const v = decodeJson("[1, -0, +5, 05, 1.0, 1e3, .5, 1-2]") as JsonNumber[];
+    expect(v.map((n) => n.text)).toEqual(["1", "-0", "+5", "05", "1.0", "1e3", ".5", "1-2"]);
+    expect(v.every((n) => n instanceof JsonNumber)).toBe(true);
+  });
+
+  it("reads an unknown escape as the character after the backslash, and a bad \\u as an error", () => {
+    expect(decodeJson('"a\\xb\\\'c\\/\\u00e9"')).toBe("axb'c/é");
+    expect(decodeJson('"\\u12"')).toBeUndefined();
+  });
+
+  it("gives a getter an object's first member of a name", () => {
+    expect(decodeJson('{"a":1,"a":2,"__proto__":3}')).toEqual(
+      Object.assign(Object.create(null), { a: new JsonNumber("1"), ["__proto__"]: new JsonNumber("3") }),
+    );
+  });
+
+  it("fails on trailing text, a trailing comma and depth beyond 100", () => {
+    for (const text of ["[1] x", "[1,]", "{", "", "nul", "[".repeat(102) + "]".repeat(102)])
+      expect({ text, v: decodeJson(text) }).toEqual({ text, v: undefined });
+    expect(decodeJson(" \t\r\n[" + "[".repeat(99) + "]".repeat(99) + "] ")).toBeDefined();
+  });
+
+  it("field getters answer td's texts", () => {
+    const o = decodeJson('{"n":5,"s":"05","b":true,"x":1.5}') as JsonObject;
+    expect(longField(o, "n")).toBe(5n);
+    expect(longField(o, "s")).toEqual(new JsonFieldError('Field "s" must be a valid Number'));
+    expect(longField(o, "b")).toEqual(new JsonFieldError('Field "b" must be a Number'));
+    expect(longField(o, "x")).toEqual(new JsonFieldError('Field "x" must be a valid Number'));
+    expect(longField(o, "missing")).toEqual(new JsonFieldError('Can\'t find field "missing"'));
+    expect(stringField(o, "n")).toBe("5");
+    expect(stringField(o, "b")).toEqual(new JsonFieldError('Field "b" must be of type String'));
+    expect(boolField(o, "b")).toBe(true);
+    expect(boolField(o, "n")).toEqual(new JsonFieldError('Field "n" must be of type Boolean'));
+    expect(boolField(o, "missing", false)).toBe(false);
   });
 });

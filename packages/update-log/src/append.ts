@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import type { DeliveryQueues } from "./delivery-queue.ts";
-import { channels, chatJson, keys, type Chat } from "@starpost/shared";
+import { channels, chatJson, keys, toInteger, type Chat } from "@starpost/shared";
 import { updateKind } from "./update-kinds.ts";
 import { logScripts } from "./lua/index.ts";
 
@@ -83,6 +83,16 @@ export function kindArgs(name: string): [string, string, string] {
 }
 
 /**
+ * A callback query's id as answerCallbackQuery reads it (`to_integer<int64>`, Client.cpp at
+ * 01a3679, line 14320), so the bot's answer finds the query however the update spelled it.
+ */
+function openQueryId(kind: string, payload: unknown): string {
+  if (kind !== "callback_query") return "";
+  const id = (payload as { id?: unknown }).id;
+  return typeof id === "string" || typeof id === "number" ? toInteger(String(id), 64).toString() : "";
+}
+
+/**
  * Appends updates (`{<kind>: payload}` without update_id) to the bot's log in one Lua call,
  * registering `parties` first, and schedules their delivery (appendThenDeliver). Filtering by
  * allowed_updates happens here, at creation, as in the official server; queued updates stay.
@@ -109,7 +119,7 @@ export async function appendUpdates(
       now + kind.lifetime * 1000,
       JSON.stringify(u.payload),
     );
-    args.push(u.history ? String(u.history.chatId) : "", u.history?.messageId ?? "");
+    args.push(u.history ? String(u.history.chatId) : "", u.history?.messageId ?? "", openQueryId(kind.name, u.payload));
   });
   const reply = await appendThenDeliver(
     sink,
@@ -125,6 +135,7 @@ export async function appendUpdates(
           users: keys.users(botId),
           messageSeq: keys.messageSeq(botId),
           messages: keys.messages(botId),
+          openQueries: keys.openCallbackQueries(botId),
         },
         { log: logArgs(botId), chats: parties.chats.length, users: parties.users.length, records: args },
       ),

@@ -53,7 +53,8 @@ const CASES: [string, Params, number, string][] = [
   ["nothing at all reports title first", {}, ...bad('parameter "title" is required')],
   ["no currency", without("currency"), ...bad('parameter "currency" is required')],
   // prices
-  ["no prices", without("prices"), ...bad("can't parse prices JSON object")],
+  // get_required_string_arg (Client.cpp at 01a3679, line 12367).
+  ["no prices", without("prices"), ...bad('parameter "prices" is required')],
   ["prices not JSON", { ...valid, prices: "[{label" }, ...bad("can't parse prices JSON object")],
   ["prices an object", { ...valid, prices: { label: "x", amount: 1 } }, ...bad("expected an Array of labeled prices")],
   [
@@ -67,10 +68,21 @@ const CASES: [string, Params, number, string][] = [
     ...bad("can't parse labeled price: Can't find field \"label\""),
   ],
   [
-    "price with a number as label",
-    { ...valid, prices: [{ label: 5, amount: 5 }] },
+    "price with a Boolean as label",
+    { ...valid, prices: [{ label: true, amount: 5 }] },
     ...bad('can\'t parse labeled price: Field "label" must be of type String'),
   ],
+  [
+    "price with an object as amount",
+    { ...valid, prices: [{ label: "x", amount: { n: 5 } }] },
+    ...bad('can\'t parse labeled price: Field "amount" must be a Number'),
+  ],
+  // td reads a number's text with to_integer_safe<int64>: only an integer's exact decimal form.
+  ...["5.0", "1e3", "+5", "05"].map((amount): [string, Params, number, string] => [
+    `price with the amount ${amount}`,
+    { ...valid, prices: `[{"label":"x","amount":${amount}}]` },
+    ...bad('can\'t parse labeled price: Field "amount" must be a valid Number'),
+  ]),
   [
     "price with empty label",
     { ...valid, prices: [{ label: "", amount: 5 }] },
@@ -129,7 +141,39 @@ const CASES: [string, Params, number, string][] = [
     { ...valid, suggested_tip_amounts: "[1," },
     ...bad("can't parse suggested_tip_amounts JSON object"),
   ],
-  ["a negative max_tip_amount", { ...valid, max_tip_amount: -1 }, ...bad("max_tip_amount must be non-negative")],
+  // TDLib's checks (InputInvoice.cpp, LabeledPricePart.cpp), after the limits.
+  [
+    "a negative max_tip_amount",
+    { ...valid, max_tip_amount: -1 },
+    ...bad("invalid max_tip_amount of the currency specified"),
+  ],
+  [
+    "a max_tip_amount above TDLib's bound",
+    { ...valid, max_tip_amount: 1_000_000_000_000 },
+    ...bad("invalid max_tip_amount of the currency specified"),
+  ],
+  ["a zero amount", { ...valid, prices: [{ label: "a", amount: 0 }] }, ...bad("total price must be positive")],
+  [
+    "an amount above TDLib's bound",
+    { ...valid, prices: [{ label: "a", amount: 1_000_000_000_000 }] },
+    ...bad("too big amount of the currency specified"),
+  ],
+  [
+    "a total above TDLib's bound",
+    {
+      ...valid,
+      prices: [
+        { label: "a", amount: 999_999_999_999 },
+        { label: "b", amount: 1 },
+      ],
+    },
+    ...bad("total price is too big"),
+  ],
+  [
+    "the price checks come before the tips",
+    { ...valid, prices: [{ label: "a", amount: 0 }], max_tip_amount: -1 },
+    ...bad("total price must be positive"),
+  ],
   // to_integer_safe<int64> (Client.cpp at 01a3679, line 11994): only an integer's exact decimal form.
   ...["12abc", "012", "+5", "-0", "1.5", " 5", "9223372036854775808"].map((tip): [string, Params, number, string] => [
     `max_tip_amount "${tip}"`,
@@ -146,10 +190,36 @@ const CASES: [string, Params, number, string][] = [
     { ...valid, max_tip_amount: 50, suggested_tip_amounts: { a: 1 } },
     ...bad("expected an Array of suggested tip amounts"),
   ],
+  // get_suggested_tip_amounts (Client.cpp at 01a3679, line 9885).
   [
     "a suggested tip not a number",
     { ...valid, max_tip_amount: 50, suggested_tip_amounts: ["ten"] },
-    ...bad("suggested tip amount must be a Number"),
+    ...bad("can't parse suggested tip amount as Number"),
+  ],
+  ...["1.0", "1e3", "+5", '"05"'].map((tip): [string, Params, number, string] => [
+    `a suggested tip ${tip}`,
+    { ...valid, max_tip_amount: 50, suggested_tip_amounts: `[${tip}]` },
+    ...bad("can't parse suggested tip amount as Number"),
+  ]),
+  [
+    "a suggested tip of neither type",
+    { ...valid, max_tip_amount: 50, suggested_tip_amounts: [true] },
+    ...bad("suggested tip amount must be of type Number or String"),
+  ],
+  [
+    "suggested tips null",
+    { ...valid, suggested_tip_amounts: "null" },
+    ...bad("expected an Array of suggested tip amounts"),
+  ],
+  [
+    "the tips are parsed before the limits are checked",
+    { ...valid, title: "t".repeat(33), suggested_tip_amounts: "[1," },
+    ...bad("can't parse suggested_tip_amounts JSON object"),
+  ],
+  [
+    "each tip is checked against max_tip_amount before their count",
+    { ...valid, max_tip_amount: 3, suggested_tip_amounts: [1, 2, 3, 4, 5] },
+    ...bad("suggested tip amount can't be bigger than max_tip_amount"),
   ],
   // Star rules
   ["USD", { ...valid, currency: "USD" }, ...bad("PAYMENT_PROVIDER_INVALID")],
@@ -173,7 +243,17 @@ const CASES: [string, Params, number, string][] = [
     },
     ...bad("STARS_INVOICE_INVALID"),
   ],
-  ["a zero amount with XTR", { ...valid, prices: [{ label: "a", amount: 0 }] }, ...bad("STARS_INVOICE_INVALID")],
+  [
+    "a negative part with XTR (TDLib checks only the total)",
+    {
+      ...valid,
+      prices: [
+        { label: "a", amount: 5 },
+        { label: "b", amount: -1 },
+      ],
+    },
+    ...bad("STARS_INVOICE_INVALID"),
+  ],
   ["star rules come before the chat", { ...valid, currency: "USD", chat_id: 999 }, ...bad("PAYMENT_PROVIDER_INVALID")],
   // reply_markup
   [

@@ -6,6 +6,8 @@
  * by its own rule, as the reference does, and no number loses digits on the way. The map travels
  * to the owning service as it is.
  */
+import { JsonCursor, JsonStop } from "./json.ts";
+
 export type RawParams = Record<string, string>;
 
 /**
@@ -61,8 +63,6 @@ export function readFormParams(params: RawParams, text: Buffer | string): void {
   }
 }
 
-class JsonStop extends Error {}
-
 /**
  * A JSON body the reference's way (`parse_json_parameters`): a top-level object's members become
  * parameters (strings decoded, other values as their source text); a top-level string becomes the
@@ -102,105 +102,5 @@ export function readJsonParams(params: RawParams, text: string): boolean {
   } catch (err) {
     if (err instanceof JsonStop) return false;
     throw err;
-  }
-}
-
-const NUMBER_CHAR = /[-+.eE0-9]/;
-const ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
-const MAX_DEPTH = 100;
-const NONE = -2;
-
-/** A cursor over JSON text with td's lenient rules (numbers are any run of `-+.eE0-9`). */
-class JsonCursor {
-  i = 0;
-  /** The next backslash at or after `i` (NONE: there is none left), kept across strings. */
-  private slash = -1;
-  constructor(private readonly s: string) {}
-  done() {
-    return this.i >= this.s.length;
-  }
-  peek() {
-    return this.s[this.i];
-  }
-  ws() {
-    while (this.i < this.s.length && " \t\r\n".includes(this.s[this.i]!)) this.i++;
-  }
-  accept(c: string) {
-    if (this.s[this.i] !== c) return false;
-    this.i++;
-    return true;
-  }
-  expect(c: string) {
-    if (!this.accept(c)) throw new JsonStop();
-  }
-  string(): string {
-    this.expect('"');
-    let out = "";
-    // Plain runs are copied as slices; the next quote and backslash are found once, not per character.
-    let quote = -1;
-    for (;;) {
-      if (quote < this.i) quote = this.s.indexOf('"', this.i);
-      if (quote < 0) throw new JsonStop();
-      if (this.slash !== NONE && this.slash < this.i) this.slash = this.s.indexOf("\\", this.i);
-      if (this.slash === -1) this.slash = NONE;
-      const slash = this.slash;
-      if (slash === NONE || slash > quote) {
-        out += this.s.slice(this.i, quote);
-        this.i = quote + 1;
-        return out;
-      }
-      out += this.s.slice(this.i, slash);
-      this.i = slash + 1;
-      const e = this.s[this.i++];
-      if (e === undefined) throw new JsonStop();
-      if (e in ESCAPES) out += ESCAPES[e];
-      else if (e === "u") {
-        const code = this.s.slice(this.i, this.i + 4);
-        if (!/^[0-9a-fA-F]{4}$/.test(code)) throw new JsonStop();
-        out += String.fromCharCode(Number.parseInt(code, 16));
-        this.i += 4;
-      } else throw new JsonStop();
-    }
-  }
-  /** Skips one value and returns its exact text. */
-  rawValue(): string {
-    const start = this.i;
-    this.skip(MAX_DEPTH);
-    return this.s.slice(start, this.i);
-  }
-  private literal(word: string) {
-    if (!this.s.startsWith(word, this.i)) throw new JsonStop();
-    this.i += word.length;
-  }
-  private skip(depth: number): void {
-    if (depth < 0) throw new JsonStop();
-    this.ws();
-    const c = this.peek();
-    if (c === undefined) throw new JsonStop();
-    if (c === "t") return this.literal("true");
-    if (c === "f") return this.literal("false");
-    if (c === "n") return this.literal("null");
-    if (c === '"') return void this.string();
-    if (NUMBER_CHAR.test(c)) {
-      while (!this.done() && NUMBER_CHAR.test(this.peek()!)) this.i++;
-      return;
-    }
-    const close = c === "[" ? "]" : c === "{" ? "}" : undefined;
-    if (!close) throw new JsonStop();
-    this.i++;
-    this.ws();
-    if (this.accept(close)) return;
-    for (;;) {
-      if (close === "}") {
-        this.ws();
-        this.string();
-        this.ws();
-        this.expect(":");
-      }
-      this.skip(depth - 1);
-      this.ws();
-      if (this.accept(close)) return;
-      this.expect(",");
-    }
   }
 }

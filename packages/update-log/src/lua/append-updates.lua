@@ -7,12 +7,14 @@
   KEYS[7] chatUsernames: chat usernames hash      KEYS[8] users: users hash
   KEYS[9] messageSeq: message_id counters hash
   KEYS[10] messages: messages hash (<chat>:<message id> -> Message JSON)
+  KEYS[11] openQueries: the bot's open callback queries (zset: id -> expiry, Unix ms)
   ARGV[1..3] log: the log's arguments (pending cap, wake channel, bot id)
   ARGV[4] chats: C, number of chats       ARGV[5] users: U, number of users
   ARGV[6..] records: C triples: chat id, lower-cased username ("" for none), Chat JSON,
   then U pairs: user id, User JSON,
-  then per update 7 values: kind, "1" when opt-in, queue key, expiry (Unix ms), payload JSON,
-  history chat id ("" for none), message id ("" to take the chat's next one)
+  then per update 8 values: kind, "1" when opt-in, queue key, expiry (Unix ms), payload JSON,
+  history chat id ("" for none), message id ("" to take the chat's next one), and the callback
+  query id to open ("" for none): kept until the expiry, so answerCallbackQuery finds it
   Returns { -1 } when the bot does not exist; otherwise { webhook (0/1), r1, r2, ... } where each
   r is the update_id assigned, or the reason the update was dropped ("not_allowed", "too_many_pending"),
   followed, for an update recorded in a history, by its message id.
@@ -41,9 +43,14 @@ while i <= #ARGV do
   local payload = ARGV[i + 4]
   local message_id = nil
   if ARGV[i + 5] ~= "" then payload, message_id = history_record(KEYS[9], KEYS[10], ARGV[i + 5], ARGV[i + 6], payload) end
-  results[#results + 1] = log_append(log, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], payload)
+  local r = log_append(log, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], payload)
+  results[#results + 1] = r
   if message_id then results[#results + 1] = tonumber(message_id) end
-  i = i + 7
+  if ARGV[i + 7] ~= "" and type(r) == "number" then
+    redis.call("ZREMRANGEBYSCORE", KEYS[11], "-inf", "(" .. now_ms())
+    redis.call("ZADD", KEYS[11], ARGV[i + 3], ARGV[i + 7])
+  end
+  i = i + 8
 end
 local out = { log_close(log) }
 for _, r in ipairs(results) do out[#out + 1] = r end

@@ -42,6 +42,7 @@ export const logScripts = {
       users: one(),
       messageSeq: one(),
       messages: one(),
+      openQueries: one(),
     },
     args: { log: logSlots.args(), chats: one<number>(), users: one<number>(), records: rest<LuaValue>() },
     /** undefined when the bot does not exist; `results` per appended update: its id or drop reason, then its message id when recorded. */

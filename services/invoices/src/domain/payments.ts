@@ -295,10 +295,10 @@ export async function answerPreCheckoutQuery(
   d: InvoiceDomain,
   botId: string,
   p: AnswerPreCheckoutQueryParams,
-): Promise<Outcome<true, { outcome: "pre_checkout_query_invalid" }>> {
+): Promise<Outcome<true, { outcome: "query_id_invalid" }>> {
   const queryId = p.pre_checkout_query_id;
   // Ids are ours (digits only); anything else cannot name a query and must not shape a key.
-  if (!/^\d{1,20}$/.test(queryId)) return { outcome: "pre_checkout_query_invalid" };
+  if (!/^\d{1,20}$/.test(queryId)) return { outcome: "query_id_invalid" };
   crashPoint("answer-pre-checkout:before-script");
   const { answer, detail } = await appendThenDeliver(
     d,
@@ -330,7 +330,7 @@ export async function answerPreCheckoutQuery(
     },
     (reply) => reply.answer === "paid" && reply.webhook,
   );
-  if (answer === "invalid") return { outcome: "pre_checkout_query_invalid" };
+  if (answer === "invalid") return { outcome: "query_id_invalid" };
   // At once here; other replicas hear the step's message.
   d.waiters.wakeLocal(botId, queryId, answer === "declined" ? `declined ${p.error_message ?? ""}` : detail);
   return ok(true);

@@ -116,10 +116,10 @@ export const invoiceScripts = {
     }),
   }),
   answerCallback: script("answer-callback.lua", {
-    keys: { answer: one() },
-    args: { json: one(), lifetime: one<number>(), answered: one(), announce: one() },
-    /** true when the press was live and its answer was kept. */
-    reply: (kept: number) => kept === 1,
+    keys: { answer: one(), openQueries: one() },
+    args: { json: one(), lifetime: one<number>(), answered: one(), announce: one(), id: one(), now: one<number>() },
+    /** "kept": a live press, its answer kept; "open": a live query pushed as an update; "none": no live query. */
+    reply: (r: number) => (r === 1 ? "kept" : r === 2 ? "open" : "none"),
   }),
   settlePreCheckout: script("settle-pre-checkout.lua", {
     keys: { query: one() },

@@ -14,29 +14,30 @@ export interface CallbackAnswer {
 }
 
 /**
- * answerCallbackQuery: true for any id, as before (presses pushed as raw updates have no answer
- * slot). For a press made through the platform API the answer is kept and its waiter woken, in
- * one step.
+ * answerCallbackQuery: true for a live query, the reference's QUERY_ID_INVALID answer for any other
+ * id (Client.cpp at 01a3679, line 146). For a press made through the platform API the answer is
+ * kept and its waiter woken, in one step; a query pushed as an update is live for its lifetime.
  */
 export async function answerCallbackQuery(
   d: InvoiceDomain,
   botId: string,
   p: AnswerCallbackQueryParams,
-): Promise<Outcome<true, never>> {
+): Promise<Outcome<true, { outcome: "query_id_invalid" }>> {
   const id = p.callback_query_id;
-  // Ids are ours (digits only); anything else cannot name a press and must not shape a key.
-  if (!/^\d{1,20}$/.test(id)) return ok(true);
   const answer: CallbackAnswer = { text: p.text, show_alert: p.show_alert, url: p.url };
   const kept = await invoiceScripts.answerCallback(
     d.redis,
-    { answer: keys.callbackAnswer(botId, id) },
+    { answer: keys.callbackAnswer(botId, id), openQueries: keys.openCallbackQueries(botId) },
     {
       json: JSON.stringify(answer),
       lifetime: CALLBACK_LIFETIME_MS,
       answered: channels.callbackAnswered.name(botId),
       announce: channels.callbackAnswered.encode({ botId, id }),
+      id,
+      now: Date.now(),
     },
   );
-  if (kept) d.callbackWaiters.wakeLocal(botId, id); // at once here; other replicas hear the step's message
+  if (kept === "none") return { outcome: "query_id_invalid" };
+  if (kept === "kept") d.callbackWaiters.wakeLocal(botId, id); // at once here; other replicas hear the step's message
   return ok(true);
 }

@@ -12,6 +12,13 @@ import {
   optionalString,
   requiredString,
   toInteger,
+  toIntegerSafe,
+  decodeJson,
+  isJsonObject,
+  JsonNumber,
+  JsonFieldError,
+  longField,
+  stringField,
   chatIdParam,
   strictInt64,
 } from "@starpost/shared";
@@ -29,23 +36,21 @@ export interface LabeledPrice {
   amount: number;
 }
 
-/** Parses `prices` the way the official server does, keeping its first error. */
+/** Parses `prices` the way the official server does (Client.cpp at 01a3679, lines 9845-9883, 11981), keeping its first error. */
 function parsePrices(raw: unknown): LabeledPrice[] | BotApiError {
-  const value = raw === undefined || raw === null ? INVALID_JSON : fromJson(raw);
-  if (value === INVALID_JSON) return Errors.pricesJson();
+  if (raw === undefined || raw === "") return Errors.paramRequired("prices");
+  const value = decodeJson(asText(raw)!);
+  if (value === undefined) return Errors.pricesJson();
   if (!Array.isArray(value)) return Errors.pricesNotArray();
   const prices: LabeledPrice[] = [];
   for (const item of value) {
-    if (typeof item !== "object" || item === null || Array.isArray(item)) return Errors.labeledPriceNotObject();
-    const { label, amount } = item as Record<string, unknown>;
-    if (label === undefined) return Errors.labeledPriceLabelMissing();
-    if (typeof label !== "string") return Errors.labeledPriceLabelNotString();
-    if (label === "") return Errors.labeledPriceLabelEmpty();
-    if (amount === undefined) return Errors.labeledPriceAmountMissing();
-    // td's JSON reader takes a long as a number or a numeric string.
-    const n = typeof amount === "string" && /^-?\d+$/.test(amount) ? Number(amount) : amount;
-    if (typeof n !== "number" || !Number.isSafeInteger(n)) return Errors.labeledPriceAmountNotNumber();
-    prices.push({ label, amount: n });
+    if (!isJsonObject(item)) return Errors.labeledPriceInvalid("LabeledPrice must be an Object");
+    const label = stringField(item, "label");
+    if (label instanceof JsonFieldError) return Errors.labeledPriceInvalid(label.message);
+    if (label === "") return Errors.labeledPriceInvalid("LabeledPrice label must be non-empty");
+    const amount = longField(item, "amount");
+    if (amount instanceof JsonFieldError) return Errors.labeledPriceInvalid(amount.message);
+    prices.push({ label, amount: Number(amount) });
   }
   if (prices.length === 0) return Errors.noPrices();
   return prices;
@@ -81,7 +86,13 @@ const productShape = {
   // to_integer_safe<int64> (Client.cpp at 01a3679, line 11994): anything but an integer's exact
   // decimal form is an error.
   max_tip_amount: strictInt64(Errors.maxTipNotNumber),
-  suggested_tip_amounts: rawJson(),
+  suggested_tip_amounts: z
+    .unknown()
+    .transform((raw, ctx) => {
+      const tips = parseTips(raw);
+      return Array.isArray(tips) ? tips : fail(ctx, tips);
+    })
+    .optional(),
   provider_data: optionalString(),
   photo_url: optionalString(),
   // get_integer_arg (line 12013): never an error.
@@ -105,23 +116,32 @@ const MAX_SUGGESTED_TIPS = 4;
 /** Characters as a person counts them: Unicode code points, not UTF-16 units. */
 const chars = (s: string) => [...s].length;
 
-function parseTips(raw: unknown, maxTip: number): number[] | BotApiError {
-  if (raw === undefined) return [];
-  if (raw === INVALID_JSON) return Errors.tipsJson();
-  if (!Array.isArray(raw)) return Errors.tipsNotArray();
-  const tips: number[] = [];
-  for (const t of raw) {
-    const n = typeof t === "string" && /^-?\d+$/.test(t) ? Number(t) : t;
-    if (typeof n !== "number" || !Number.isSafeInteger(n)) return Errors.tipNotNumber();
+/** `suggested_tip_amounts` as the reference parses it (Client.cpp at 01a3679, lines 9885 and 12001): its errors only. */
+function parseTips(raw: unknown): bigint[] | BotApiError {
+  if (raw === undefined || raw === "") return [];
+  const value = decodeJson(asText(raw)!);
+  if (value === undefined) return Errors.tipsJson();
+  if (!Array.isArray(value)) return Errors.tipsNotArray();
+  const tips: bigint[] = [];
+  for (const t of value) {
+    const text = typeof t === "string" ? t : t instanceof JsonNumber ? t.text : undefined;
+    if (text === undefined) return Errors.tipNotNumberOrString();
+    const n = toIntegerSafe(text);
+    if (n === undefined) return Errors.tipNotNumber();
     tips.push(n);
   }
-  if (tips.length > MAX_SUGGESTED_TIPS) return Errors.tipsTooMany();
-  for (let i = 0; i < tips.length; i++) {
-    if (tips[i]! <= 0) return Errors.tipNotPositive();
-    if (i > 0 && tips[i]! <= tips[i - 1]!) return Errors.tipsNotIncreasing();
-    if (tips[i]! > maxTip) return Errors.tipAboveMax();
-  }
   return tips;
+}
+
+/** The tip rules (TDLib's, InputInvoice.cpp: each tip positive and not above max_tip_amount, then at most 4; then strictly increasing). */
+function checkTips(tips: bigint[], maxTip: number): BotApiError | undefined {
+  for (const tip of tips) {
+    if (tip <= 0n) return Errors.tipNotPositive();
+    if (tip > BigInt(maxTip)) return Errors.tipAboveMax();
+  }
+  if (tips.length > MAX_SUGGESTED_TIPS) return Errors.tipsTooMany();
+  for (let i = 1; i < tips.length; i++) if (tips[i]! <= tips[i - 1]!) return Errors.tipsNotIncreasing();
+  return undefined;
 }
 
 type ProductInput = z.infer<z.ZodObject<typeof productShape>>;
@@ -136,18 +156,37 @@ export interface Product {
   total_amount: number;
 }
 
-/** The limits, tips and star rules, in the official order; the first failure or the product. */
+/** TDLib's bound on any amount of a currency (td/telegram/misc.cpp, check_currency_amount). */
+const MAX_CURRENCY_AMOUNT = 999_999_999_999;
+const currencyAmount = (n: number) => Math.abs(n) <= MAX_CURRENCY_AMOUNT;
+
+/** TDLib's checks of the price parts (LabeledPricePart.cpp), with their texts. */
+function checkPriceParts(prices: LabeledPrice[]): BotApiError | undefined {
+  if (!prices.every((p) => currencyAmount(p.amount))) return Errors.priceTooBig();
+  const total = prices.reduce((sum, p) => sum + p.amount, 0);
+  if (total <= 0) return Errors.totalPriceNotPositive();
+  if (!currencyAmount(total)) return Errors.totalPriceTooBig();
+  return undefined;
+}
+
+/**
+ * The limits, TDLib's price and tip checks and the star rules, in the official order; the first
+ * failure or the product. The parse errors of each parameter came before, in the schema.
+ */
 export function checkProduct(p: ProductInput): Product | BotApiError {
   if (chars(p.title) > MAX_TITLE) return Errors.titleInvalid();
   if (chars(p.description) > MAX_DESCRIPTION) return Errors.descriptionInvalid();
   if (Buffer.byteLength(p.payload, "utf8") > MAX_PAYLOAD_BYTES) return Errors.payloadInvalid();
+  const prices = p.prices;
+  const priceError = checkPriceParts(prices);
+  if (priceError) return priceError;
   const maxTip = p.max_tip_amount ?? 0;
-  if (maxTip < 0) return Errors.maxTipNegative();
-  const tips = parseTips(p.suggested_tip_amounts, maxTip);
-  if (!Array.isArray(tips)) return tips;
+  if (maxTip < 0 || !currencyAmount(maxTip)) return Errors.maxTipInvalid();
+  const tips = p.suggested_tip_amounts ?? [];
+  const tipError = checkTips(tips, maxTip);
+  if (tipError) return tipError;
   // starpost takes Stars only (spec 4.1): any provider or another currency is refused.
   if (p.currency !== "XTR" || (p.provider_token ?? "") !== "") return Errors.paymentProviderInvalid();
-  const prices = p.prices as LabeledPrice[];
   if (maxTip > 0 || tips.length > 0 || prices.length !== 1 || prices[0]!.amount <= 0)
     return Errors.starsInvoiceInvalid();
   return {
@@ -278,7 +317,7 @@ export type CreateInvoiceLinkParams = z.infer<typeof CreateInvoiceLinkParams>;
 
 export const AnswerPreCheckoutQueryParams = z
   .object({
-    pre_checkout_query_id: int64Id("pre_checkout_query_id"),
+    pre_checkout_query_id: int64Id(),
     ok: boolParam(),
     error_message: optionalString(),
   })
@@ -290,19 +329,13 @@ export const AnswerPreCheckoutQueryParams = z
   });
 export type AnswerPreCheckoutQueryParams = z.infer<typeof AnswerPreCheckoutQueryParams>;
 
-// The reference's get_user_id: max(to_integer<int64>, 0); 0 is an invalid id.
+// The reference's get_user_id (Client.cpp at 01a3679, line 12452): max(to_integer<int64>, 0); 0,
+// a missing id included, is an invalid id.
 const userId = () =>
-  z.preprocess(
-    (v) => {
-      if (v === undefined || v === "") return undefined;
-      const id = toInteger(asText(v)!, 64);
-      return id > 0n ? Number(id) : 0;
-    },
-    z.unknown().transform((id, ctx) => {
-      if (id === undefined) return fail(ctx, Errors.paramRequired("user_id"));
-      return id === 0 ? fail(ctx, Errors.userIdInvalid()) : (id as number);
-    }),
-  );
+  z.unknown().transform((v, ctx) => {
+    const id = toInteger(v === undefined ? "" : asText(v)!, 64);
+    return id > 0n ? Number(id) : fail(ctx, Errors.userIdInvalid());
+  });
 
 export const RefundStarPaymentParams = z.object({
   user_id: userId(),
