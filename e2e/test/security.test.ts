@@ -179,6 +179,7 @@ describe("a webhook aimed at starpost itself", () => {
       secretToken: "",
       maxConnections: 40,
       ipAddress: "",
+      hasCertificate: false,
       resolvedIp: "127.0.0.1",
       generation: `${Date.now()}-attack`,
     };

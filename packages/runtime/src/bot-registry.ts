@@ -92,14 +92,18 @@ export function botFrom(bot: BotRecord) {
   return { id: Number(bot.id), is_bot: true as const, first_name: bot.first_name, username: bot.username };
 }
 
-/** The Bot API User object of a bot, as getMe returns it. */
+/** The Bot API User object of a bot, as getMe returns it (JsonUser with full_bot_info, Client.cpp at 01a3679, line 486). */
 export function botUser(bot: BotRecord) {
   return {
     ...botFrom(bot),
     can_join_groups: true,
     can_read_all_group_messages: false,
     supports_inline_queries: false,
+    supports_guest_queries: false,
     can_connect_to_business: false,
     has_main_web_app: false,
+    has_topics_enabled: false,
+    allows_users_to_create_topics: false,
+    can_manage_bots: false,
   };
 }

@@ -11,6 +11,8 @@ export interface WebhookConfig {
   maxConnections: number;
   /** the ip_address parameter as given ("" when none); validated, shown, not used. */
   ipAddress: string;
+  /** a certificate file came with setWebhook (accepted and ignored; getWebhookInfo says it came). */
+  hasCertificate: boolean;
   /** the address the URL's host resolved to at setWebhook ("" when unknown). */
   resolvedIp: string;
   /** changes on every successful setWebhook: a running drain notices it and restarts. */
@@ -31,6 +33,7 @@ export function webhookFromHash(h: Record<string, string>): WebhookConfig | unde
     secretToken: h.secret_token ?? "",
     maxConnections: Number(h.max_connections ?? DEFAULT_MAX_CONNECTIONS),
     ipAddress: h.ip_address ?? "",
+    hasCertificate: h.certificate === "1",
     resolvedIp: h.resolved_ip ?? "",
     generation: h.generation ?? "",
   };
@@ -42,6 +45,7 @@ export function webhookFields(c: WebhookConfig): Record<string, string> {
     secret_token: c.secretToken,
     max_connections: String(c.maxConnections),
     ip_address: c.ipAddress,
+    certificate: c.hasCertificate ? "1" : "0",
     resolved_ip: c.resolvedIp,
     generation: c.generation,
   };

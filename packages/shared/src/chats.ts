@@ -8,17 +8,36 @@ export interface Chat {
   last_name?: string;
 }
 
-/** Chat keys in the order the official server prints them. */
+/**
+ * A Chat as JsonChat writes one in a Message (Client.cpp at 01a3679, line 1193): a private chat's
+ * first_name and any other chat's title always (`User <id>` and `Chat <id>` when the platform gave
+ * none), the optional strings only when non-empty, and a group's two fixed fields after its type.
+ */
 export function chatJson(c: Chat): Chat {
   const out: Record<string, unknown> = { id: c.id };
   if (c.type === "private") {
-    if (c.first_name !== undefined) out.first_name = c.first_name;
-    if (c.last_name !== undefined) out.last_name = c.last_name;
-    if (c.username !== undefined) out.username = c.username;
+    out.first_name = c.first_name ?? `User ${c.id}`;
+    if (c.last_name) out.last_name = c.last_name;
+    if (c.username) out.username = c.username;
+    out.type = c.type;
+  } else if (c.type === "group") {
+    out.title = c.title ?? `Chat ${c.id}`;
+    out.type = c.type;
+    out.all_members_are_administrators = false;
+    out.accepted_gift_types = ACCEPTED_GIFT_TYPES;
   } else {
-    if (c.title !== undefined) out.title = c.title;
-    if (c.username !== undefined) out.username = c.username;
+    out.title = c.title ?? `Chat ${c.id}`;
+    if (c.username) out.username = c.username;
+    out.type = c.type;
   }
-  out.type = c.type;
   return out as unknown as Chat;
 }
+
+/** A group's accepted_gift_types: the reference writes all false for groups (line 1290). */
+const ACCEPTED_GIFT_TYPES = {
+  unlimited_gifts: false,
+  limited_gifts: false,
+  unique_gifts: false,
+  premium_subscription: false,
+  gifts_from_channels: false,
+};

@@ -33,6 +33,13 @@ export class BotApiError extends Error {
 }
 
 const bad = (text: string) => new BotApiError({ error_code: 400, description: `Bad Request: ${text}` });
+
+/**
+ * A td text as `fail_query_with_error` prints it (Client.cpp at 01a3679, line 199): its first
+ * letter lowered, unless the second character is `_` or a capital (an error code such as
+ * `INVOICE_TITLE_INVALID` stays as it is).
+ */
+const asReference = (m: string) => (m.length >= 2 && /[_A-Z]/.test(m[1]!) ? m : m.charAt(0).toLowerCase() + m.slice(1));
 const entities = (text: string) => bad(`can't parse entities: ${text}`);
 
 export const Errors = {
@@ -144,6 +151,14 @@ export const Errors = {
   chatTypeUnsupported: () => bad("star invoices can be sent only to private chats and channels"),
   replyMarkupInvalid: () => bad("the first button of the first row must be a Pay button"),
   replyMarkupJson: () => bad("can't parse reply keyboard markup JSON object"),
+  replyMarkupNotObject: () => bad("object expected as reply markup"),
+  keyboardNotArrays: () => bad('field "keyboard" must be an Array of Arrays'),
+  keyboardButtonInvalid: (detail: string) => bad(`can't parse keyboard button: ${detail}`),
+  inlineKeyboardNotArrays: () => bad('field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays'),
+  inlineButtonInvalid: (detail: string) => bad(`can't parse inline keyboard button: ${detail}`),
+  replyParametersNotObject: () => bad("object expected as reply parameters"),
+  /** A td field getter's own text (`Field "x" must be of type Boolean`, `Can't find field "x"`), as the reference prints it. */
+  fieldInvalid: (detail: string) => bad(asReference(detail)),
   replyParametersJson: () => bad("can't parse reply parameters JSON object"),
   replyNotFound: () => bad("message to be replied not found"),
   preCheckoutErrorRequired: () => bad('parameter "error_message" is required'),
@@ -163,6 +178,11 @@ export const Errors = {
   // Messages (sendMessage, edits, deleteMessage)
   messageTextEmpty: () => bad("message text is empty"),
   messageTooLong: () => bad("message is too long"),
+  textTooLong: () => bad("text is too long"),
+  textMustBeNonEmpty: () => bad("text must be non-empty"),
+  /** `detail`: get_text_entity's text, e.g. `Unsupported type specified`. */
+  entityInvalid: (detail: string) => bad(`can't parse MessageEntity: ${detail}`),
+  chatIdNotSpecified: () => bad("chat identifier is not specified"),
   // Entity parsing (parse_mode), as td words it; offsets are UTF-8 bytes of the text.
   entityUnexpectedEndTag: (offset: number) => entities(`Unexpected end tag at byte offset ${offset}`),
   entityUnclosedEndTag: (offset: number) => entities(`Unclosed end tag at byte offset ${offset}`),
@@ -184,7 +204,6 @@ export const Errors = {
   entityKindEnd: (entity: string, offset: number) =>
     entities(`Can't find end of ${entity} entity at byte offset ${offset}`),
   entityEnd: (offset: number) => entities(`Can't find end of the entity starting at byte offset ${offset}`),
-  entitiesJson: () => bad("can't parse entities JSON object"),
   parseModeUnsupported: () => bad("unsupported parse_mode"),
   buttonDataInvalid: () => bad("BUTTON_DATA_INVALID"),
   messageChatTypeUnsupported: () => bad("messages can be sent only to private chats and channels"),

@@ -113,14 +113,15 @@ describe("method parameters read the reference's way", () => {
     expect(read({ limit: "99999999999", timeout: "x" })).toEqual({ limit: 100, timeout: 0, offset: 0 });
   });
 
-  it("booleans: true, yes, 1 in any case are true; anything else (spaces included) is false", () => {
+  it("booleans: true, yes, 1 in any case, trimmed of td's white space, are true; anything else is false", () => {
     const drop = (v: string) => {
       const r = parseParams("deleteWebhook", { drop_pending_updates: v });
       if (!r.ok) throw r.error;
       return r.params.drop_pending_updates;
     };
-    for (const v of ["true", "TRUE", "True", "yes", "YES", "1"]) expect({ v, b: drop(v) }).toEqual({ v, b: true });
-    for (const v of ["false", "0", "no", " true", "true ", "on", "2", "1.0", "null", "{}"])
+    for (const v of ["true", "TRUE", "True", "yes", "YES", "1", " true", "true ", "\t1\n", "\u0000yes\u000b"])
+      expect({ v, b: drop(v) }).toEqual({ v, b: true });
+    for (const v of ["false", "0", "no", "t rue", "on", "2", "1.0", "null", "{}", "\u00a0true"])
       expect({ v, b: drop(v) }).toEqual({ v, b: false });
   });
 

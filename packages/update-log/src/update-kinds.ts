@@ -67,15 +67,57 @@ export function updateKind(name: string): UpdateKind | undefined {
   return byName.get(name);
 }
 
-/** The default allowed_updates: every produced kind except the opt-in ones. */
-export const DEFAULT_ALLOWED: readonly string[] = UPDATE_KINDS.filter((k) => k.produced && !k.optIn).map((k) => k.name);
+/**
+ * Every name allowed_updates can hold, in the reference's UpdateType order (Client.h at 01a3679,
+ * line 1396), which is the order getWebhookInfo lists them in. `custom_event` and `custom_query`
+ * count in the set but are never listed (JsonUpdateTypes, Client.cpp line 5925).
+ */
+export const ALLOWED_UPDATE_NAMES: readonly string[] = [
+  "message",
+  "edited_message",
+  "channel_post",
+  "edited_channel_post",
+  "inline_query",
+  "chosen_inline_result",
+  "callback_query",
+  "custom_event",
+  "custom_query",
+  "shipping_query",
+  "pre_checkout_query",
+  "poll",
+  "poll_answer",
+  "my_chat_member",
+  "chat_member",
+  "chat_join_request",
+  "chat_boost",
+  "removed_chat_boost",
+  "message_reaction",
+  "message_reaction_count",
+  "business_connection",
+  "business_message",
+  "edited_business_message",
+  "deleted_business_messages",
+  "purchased_paid_media",
+  "managed_bot",
+  "guest_message",
+];
+export const UNLISTED_UPDATE_NAMES = new Set(["custom_event", "custom_query"]);
+
+/** The reference's DEFAULT_ALLOWED_UPDATE_TYPES: every name but the opt-in kinds. */
+export const DEFAULT_ALLOWED: readonly string[] = ALLOWED_UPDATE_NAMES.filter((n) => !byName.get(n)?.optIn);
 
 /**
- * Normalises an allowed_updates list the way the official server does: names matched
- * case-insensitively, unknown names ignored; `undefined` when nothing matched (meaning the default).
+ * An allowed_updates list read as the reference's get_allowed_update_types reads it (Client.cpp
+ * at 01a3679, line 16889): any element that is not a string keeps the previous setting
+ * (`"keep"`); names are matched case-insensitively, unknown ones ignored; nothing matched, or the
+ * default set itself, is the default (`undefined`); otherwise the set in UpdateType order.
  */
-export function normaliseAllowedUpdates(names: readonly unknown[]): string[] | undefined {
-  const wanted = new Set(names.filter((n): n is string => typeof n === "string").map((n) => n.toLowerCase()));
-  const matched = UPDATE_KINDS.filter((k) => wanted.has(k.name)).map((k) => k.name);
-  return matched.length === 0 ? undefined : matched;
+export function normaliseAllowedUpdates(names: readonly unknown[]): string[] | undefined | "keep" {
+  if (!names.every((n) => typeof n === "string")) return "keep";
+  const wanted = new Set((names as string[]).map((n) => n.toLowerCase()));
+  const matched = ALLOWED_UPDATE_NAMES.filter((n) => wanted.has(n));
+  if (matched.length === 0 || sameList(matched, DEFAULT_ALLOWED)) return undefined;
+  return matched;
 }
+
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);

@@ -99,21 +99,39 @@ describe("sendMessage", () => {
     expect(await call("sendMessage", { chat_id: chatId, text: "*open", parse_mode: "Markdown" })).toMatchObject(
       bad("can't parse entities: Can't find end of the entity starting at byte offset 0"),
     );
-    const explicit = await call("sendMessage", {
+    // A parse_mode other than "" and "none" wins over entities (get_formatted_text, Client.cpp at 01a3679, line 11313).
+    const both = await call("sendMessage", {
       chat_id: chatId,
-      text: "x y",
+      text: "<b>x</b> y",
       entities: [{ type: "italic", offset: 2, length: 1 }],
       parse_mode: "HTML",
     });
-    expect(explicit.body.result.entities).toEqual([{ type: "italic", offset: 2, length: 1 }]);
+    expect(both.body.result.entities).toEqual([{ offset: 0, length: 1, type: "bold" }]);
+    const explicit = await call("sendMessage", {
+      chat_id: chatId,
+      text: "x y @ann",
+      entities: [
+        { type: "italic", offset: "2", length: 1, url: "dropped" },
+        { type: "mention", offset: 4, length: 4 },
+      ],
+      parse_mode: "None",
+    });
+    // JsonEntity's order (line 525): offset, length, type; a mention is TDLib's to find, not the bot's to give.
+    expect(explicit.body.result.entities).toEqual([{ offset: 2, length: 1, type: "italic" }]);
+    expect(Object.keys(explicit.body.result.entities[0])).toEqual(["offset", "length", "type"]);
   });
 
   it("refuses empty and too long texts, unknown chats and groups, and stores nothing", async () => {
     const { bot, call, chatId } = await botWithChat();
     await stack.platform.putChat(bot.id, { id: -100, type: "group", title: "G" });
     expect(await call("sendMessage", { chat_id: chatId })).toMatchObject(bad("message text is empty"));
+    // TDLib's text for a text that is empty once parsed (MessageEntity.cpp).
     expect(await call("sendMessage", { chat_id: chatId, text: "<b></b>", parse_mode: "HTML" })).toMatchObject(
-      bad("message text is empty"),
+      bad("text must be non-empty"),
+    );
+    expect(await call("sendMessage", { chat_id: chatId, text: " \n " })).toMatchObject(bad("text must be non-empty"));
+    expect(await call("sendMessage", { chat_id: chatId, text: "x".repeat(32_769) })).toMatchObject(
+      bad("text is too long"),
     );
     expect(await call("sendMessage", { chat_id: chatId, text: "x".repeat(4097) })).toMatchObject(
       bad("message is too long"),
@@ -126,18 +144,31 @@ describe("sendMessage", () => {
     expect(await call("sendMessage", { chat_id: chatId, text: "hi", parse_mode: "BBCode" })).toMatchObject(
       bad("unsupported parse_mode"),
     );
-    expect(await call("sendMessage", { chat_id: chatId, text: "hi", entities: "[{" })).toMatchObject(
-      bad("can't parse entities JSON object"),
-    );
+    // Entities that do not parse are no entities (get_input_entities, line 11169); a bad one is an error.
+    const unparsed = await call("sendMessage", { chat_id: chatId, text: "hi", entities: "[{" });
+    expect(unparsed.status).toBe(200);
+    expect(unparsed.body.result.entities).toBeUndefined();
+    expect(
+      await call("sendMessage", { chat_id: chatId, text: "hi", entities: [{ type: "nope", offset: 0, length: 1 }] }),
+    ).toMatchObject(bad("can't parse MessageEntity: Unsupported type specified"));
+    expect(
+      await call("sendMessage", { chat_id: chatId, text: "hi", entities: [{ type: "bold", offset: 0 }] }),
+    ).toMatchObject(bad("can't parse MessageEntity: Can't find field \"length\""));
     const longData = { inline_keyboard: [[{ text: "A", callback_data: "d".repeat(65) }]] };
     expect(await call("sendMessage", { chat_id: chatId, text: "hi", reply_markup: longData })).toMatchObject(
       bad("BUTTON_DATA_INVALID"),
     );
     expect(await call("deleteMessage", { chat_id: chatId })).toMatchObject(bad("message identifier is not specified"));
+    expect(await call("deleteMessage", { message_id: 1 })).toMatchObject(bad("chat identifier is not specified"));
     expect(await call("editMessageText", { inline_message_id: "abc", text: "x" })).toMatchObject(
       bad("inline messages are not supported by starpost"),
     );
-    expect((await history(bot.id, chatId)).result.messages).toHaveLength(1);
+    expect(await call("editMessageText", { text: "x" })).toMatchObject(bad("message identifier is not specified"));
+    expect(await call("editMessageText", { message_id: 1, text: "x" })).toMatchObject(bad("chat_id is empty"));
+    // The text is read first (process_edit_message_text_query, line 13503).
+    expect(await call("editMessageText", {})).toMatchObject(bad("message text is empty"));
+    // The two sends that succeeded: "😀"×4096 and the one whose entities did not parse.
+    expect((await history(bot.id, chatId)).result.messages).toHaveLength(2);
   });
 });
 

@@ -279,7 +279,54 @@ const CASES: [string, Params, number, string][] = [
   [
     "inline_keyboard not an array of rows",
     { ...valid, reply_markup: { inline_keyboard: [{ text: "Pay", pay: true }] } },
+    ...bad('field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays'),
+  ],
+  // get_reply_markup and get_inline_keyboard_button (Client.cpp at 01a3679, lines 9697 and 9574).
+  ["reply_markup not an object", { ...valid, reply_markup: "[]" }, ...bad("object expected as reply markup")],
+  [
+    "inline_keyboard not an array",
+    { ...valid, reply_markup: { inline_keyboard: 5 } },
+    ...bad('field "inline_keyboard" must be of type Array'),
+  ],
+  [
+    "a button without text",
+    { ...valid, reply_markup: { inline_keyboard: [[{ pay: true }]] } },
+    ...bad("can't parse inline keyboard button: Can't find field \"text\""),
+  ],
+  [
+    "a text button",
+    { ...valid, reply_markup: { inline_keyboard: [[{ text: "Hi" }]] } },
+    ...bad("can't parse inline keyboard button: Text buttons are unallowed in the inline keyboard"),
+  ],
+  [
+    "a button of an unknown style",
+    { ...valid, reply_markup: { inline_keyboard: [[{ text: "Pay", pay: true, style: "loud" }]] } },
+    ...bad("can't parse inline keyboard button: invalid button style specified"),
+  ],
+  [
+    "a Boolean flag that is not one",
+    { ...valid, reply_markup: { inline_keyboard: [[{ text: "Pay", pay: true }]], selective: "yes" } },
+    ...bad('field "selective" must be of type Boolean'),
+  ],
+  [
+    "the markup is read before the limits",
+    { ...valid, title: "t".repeat(33), reply_markup: "{" },
     ...bad("can't parse reply keyboard markup JSON object"),
+  ],
+  [
+    "the reply before the markup",
+    { ...valid, reply_markup: "{", reply_parameters: "[]" },
+    ...bad("object expected as reply parameters"),
+  ],
+  [
+    "reply_parameters without message_id",
+    { ...valid, reply_parameters: { chat_id: 5 } },
+    ...bad('can\'t find field "message_id"'),
+  ],
+  [
+    "reply_parameters with a message_id that is no number",
+    { ...valid, reply_parameters: { message_id: "007" } },
+    ...bad('field "message_id" must be a valid Number'),
   ],
   // The chat
   ["no chat_id", without("chat_id"), ...bad("chat_id is empty")],

@@ -138,11 +138,8 @@ describe("the Stars lifecycle", () => {
     expect((await s.call("answerPreCheckoutQuery", { pre_checkout_query_id: "not-an-id", ok: true })).body).toEqual(
       invalid,
     );
-    expect((await s.call("answerPreCheckoutQuery", { ok: true })).body).toEqual({
-      ok: false,
-      error_code: 400,
-      description: 'Bad Request: parameter "pre_checkout_query_id" is required',
-    });
+    // A missing id reads as 0 (to_integer<int64> of ""), which names no query.
+    expect((await s.call("answerPreCheckoutQuery", { ok: true })).body).toEqual(invalid);
     // Another bot cannot answer this bot's query.
     const other = await shop();
     expect((await other.call("answerPreCheckoutQuery", { pre_checkout_query_id: q.id, ok: true })).body).toEqual(
@@ -207,9 +204,7 @@ describe("the Stars lifecycle", () => {
     expect((await refund({ user_id: 999999, telegram_payment_charge_id: chargeId })).body).toEqual(
       err("user not found"),
     );
-    expect((await refund({ telegram_payment_charge_id: chargeId })).body).toEqual(
-      err('parameter "user_id" is required'),
-    );
+    expect((await refund({ telegram_payment_charge_id: chargeId })).body).toEqual(err("invalid user_id specified"));
     expect((await refund({ user_id: "abc", telegram_payment_charge_id: chargeId })).body).toEqual(
       err("invalid user_id specified"),
     );

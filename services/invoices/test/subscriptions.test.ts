@@ -135,6 +135,12 @@ describe("invoice links and subscriptions", () => {
       telegram_payment_charge_id: firstId,
       provider_payment_charge_id: "",
     });
+    // JsonSuccessfulPaymentBot's order (Client.cpp at 01a3679, line 3038): the recurring fields last.
+    expect(Object.keys(start.successful_payment).slice(-3)).toEqual([
+      "is_recurring",
+      "is_first_recurring",
+      "subscription_expiration_date",
+    ]);
     // The same subscriber cannot subscribe twice from one link; the pre_checkout_query is not sent.
     expect((await s.payRaw(link, 901)).body.description).toBe(
       "Bad Request: the user already has a subscription from this link",
@@ -156,10 +162,10 @@ describe("invoice links and subscriptions", () => {
         "currency",
         "total_amount",
         "invoice_payload",
-        "subscription_expiration_date",
-        "is_recurring",
         "telegram_payment_charge_id",
         "provider_payment_charge_id",
+        "is_recurring",
+        "subscription_expiration_date",
       ]);
       expect(m.successful_payment).toMatchObject({
         total_amount: 100,

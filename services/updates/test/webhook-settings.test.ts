@@ -153,7 +153,7 @@ describe("setWebhook / deleteWebhook / getWebhookInfo", () => {
     expect(ok.body.description).toBe("Webhook was set");
   });
 
-  it("accepts an uploaded certificate and ignores it (multipart)", async () => {
+  it("accepts an uploaded certificate, does not use it, and says one came (multipart)", async () => {
     const bot = await newBot();
     const boundary = "----sp";
     const body =
@@ -167,7 +167,14 @@ describe("setWebhook / deleteWebhook / getWebhookInfo", () => {
     });
     expect(r.body).toEqual({ ok: true, result: true, description: "Webhook was set" });
     const info = (await bot.api("getWebhookInfo")).body.result;
-    expect(info).toMatchObject({ url: URL_A, has_custom_certificate: false, max_connections: 5 });
+    // JsonWebhookInfo (Client.cpp at 01a3679, line 5957) says a certificate came.
+    expect(info).toMatchObject({ url: URL_A, has_custom_certificate: true, max_connections: 5 });
+    // A text field named certificate is no file (get_webhook_certificate, line 15976); the same
+    // webhook set again without one is a change, and the flag goes.
+    await liftSetLimit(bot.id);
+    const again = await bot.api("setWebhook", { url: URL_A, max_connections: 5, certificate: "abc" });
+    expect(again.body.description).toBe("Webhook was set");
+    expect((await bot.api("getWebhookInfo")).body.result.has_custom_certificate).toBe(false);
   });
 
   it("drops pending updates only when asked", async () => {

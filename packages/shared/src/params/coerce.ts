@@ -15,6 +15,9 @@ import { toInteger, toIntegerSafe } from "./integers.ts";
  * absent on any call (sendInvoice's validation took half the time without it).
  */
 
+/** td's is_space, trimmed from both ends by td::trim. */
+const TRIMMED = /^[ \t\r\n\0\v]+|[ \t\r\n\0\v]+$/g;
+
 const isAbsent = (v: unknown) => v === undefined || v === "";
 
 /** Values that did not come through the raw reader (a service called directly) read like JSON text. */
@@ -77,22 +80,14 @@ export const looseInt = () =>
  */
 export const int64Id = () => z.preprocess((v) => toInteger(isAbsent(v) ? "" : asText(v)!, 64).toString(), z.string());
 
-/** The reference's `to_bool`: "true", "yes" or "1" in any case (no spaces) is true, anything else false. */
+/**
+ * The reference's `to_bool` (Client.cpp at 01a3679, line 9357): lower-cased and trimmed of space,
+ * tab, CR, LF, NUL and VT, then "true", "yes" or "1" is true, anything else false.
+ */
 export const boolParam = () =>
   z
     .preprocess(
-      (v) => (isAbsent(v) ? undefined : ["true", "yes", "1"].includes(asText(v)!.toLowerCase())),
+      (v) => (isAbsent(v) ? undefined : ["true", "yes", "1"].includes(asText(v)!.toLowerCase().replace(TRIMMED, ""))),
       z.boolean().optional(),
     )
     .optional();
-
-/** Parses a JSON-serialized parameter; values that did not come as text pass as they are. */
-export function fromJson(v: unknown): unknown {
-  if (typeof v !== "string") return v;
-  try {
-    return JSON.parse(v);
-  } catch {
-    return INVALID_JSON;
-  }
-}
-export const INVALID_JSON = Symbol("invalid JSON");

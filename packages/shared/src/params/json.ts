@@ -21,6 +21,8 @@ export type JsonValue = null | boolean | string | JsonNumber | JsonValue[] | Jso
 export class JsonStop extends Error {}
 
 const NUMBER_CHAR = /[-+.eE0-9]/;
+/** A number starts with one of these (do_json_decode's cases); it may go on with e and E. */
+const NUMBER_START = /[-+.0-9]/;
 const ESCAPES: Record<string, string> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 const MAX_DEPTH = 100;
 const NONE = -2;
@@ -90,7 +92,7 @@ export class JsonCursor {
     if (c === "f") return this.literal("false", false);
     if (c === "n") return this.literal("null", null);
     if (c === '"') return this.string();
-    if (NUMBER_CHAR.test(c)) {
+    if (NUMBER_START.test(c)) {
       const start = this.i;
       while (!this.done() && NUMBER_CHAR.test(this.peek()!)) this.i++;
       return new JsonNumber(this.s.slice(start, this.i));
@@ -152,15 +154,6 @@ export function decodeJson(text: string): JsonValue | undefined {
 export const isJsonObject = (v: JsonValue | undefined): v is JsonObject =>
   typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof JsonNumber);
 
-/** td's type names, as field errors print them. */
-export function jsonType(v: JsonValue): "Null" | "Boolean" | "String" | "Number" | "Array" | "Object" {
-  if (v === null) return "Null";
-  if (typeof v === "boolean") return "Boolean";
-  if (typeof v === "string") return "String";
-  if (v instanceof JsonNumber) return "Number";
-  return Array.isArray(v) ? "Array" : "Object";
-}
-
 /** A field getter's failure: td's own text ("Can't find field \"amount\"", …), which callers prefix. */
 export class JsonFieldError {
   constructor(readonly message: string) {}
@@ -176,6 +169,13 @@ export function longField(o: JsonObject, name: string, fallback?: bigint): bigin
   const text = typeof v === "string" ? v : v instanceof JsonNumber ? v.text : undefined;
   if (text === undefined) return new JsonFieldError(`Field "${name}" must be a Number`);
   return toIntegerSafe(text) ?? new JsonFieldError(`Field "${name}" must be a valid Number`);
+}
+
+/** td's `get_required_int_field` / `get_optional_int_field`: as longField, within int32. */
+export function intField(o: JsonObject, name: string, fallback?: number): number | JsonFieldError {
+  const n = longField(o, name, fallback === undefined ? undefined : BigInt(fallback));
+  if (n instanceof JsonFieldError) return n;
+  return n >= -(2n ** 31n) && n < 2n ** 31n ? Number(n) : new JsonFieldError(`Field "${name}" must be a valid Number`);
 }
 
 /** td's `get_required_string_field` / `get_optional_string_field`: a String, or a Number's text. */

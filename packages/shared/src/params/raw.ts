@@ -25,6 +25,26 @@ export function addParam(params: RawParams, name: string, value: string): void {
   if (!UNSAFE_NAMES.has(name) && !Object.hasOwn(params, name)) params[name] = value;
 }
 
+/**
+ * A file part's bytes are dropped (starpost stores no file); its name stays, under a prefix no
+ * form field can be confused with, so a method can tell a file was sent (`hasFile`).
+ */
+const FILE_PREFIX = "\u0000file:";
+
+export function addFilePart(params: RawParams, name: string): void {
+  addParam(params, FILE_PREFIX + name, "");
+}
+
+/**
+ * The reference's get_webhook_certificate (Client.cpp at 01a3679, line 15976): a file part named
+ * `name`, or the text `attach://<part>` naming a file part.
+ */
+export function hasFile(params: Record<string, unknown>, name: string): boolean {
+  if (Object.hasOwn(params, FILE_PREFIX + name)) return true;
+  const v = params[name];
+  return typeof v === "string" && v.startsWith("attach://") && Object.hasOwn(params, FILE_PREFIX + v.slice(9));
+}
+
 const hex = (c: number) =>
   c >= 48 && c <= 57 ? c - 48 : c >= 65 && c <= 70 ? c - 55 : c >= 97 && c <= 102 ? c - 87 : 16;
 

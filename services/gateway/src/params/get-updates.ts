@@ -1,11 +1,14 @@
 import { z } from "zod";
 import { looseInt } from "@starpost/shared";
-import { readAllowedUpdatesParam } from "@starpost/update-log";
+import { MAX_PENDING_UPDATES, readAllowedUpdatesParam } from "@starpost/update-log";
 
 /** The official server keeps a poll open at most this long (seconds). */
 export const LONG_POLL_MAX_TIMEOUT = 50;
-/** A negative offset keeps at most this many of the newest updates. */
-export const MAX_NEGATIVE_OFFSET = 10_000;
+/**
+ * A negative offset keeps the |offset| newest updates (do_get_updates, Client.cpp at 01a3679, line
+ * 16326); no log holds more than MAX_PENDING_UPDATES, so beyond that it keeps them all.
+ */
+export const MAX_NEGATIVE_OFFSET = MAX_PENDING_UPDATES;
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 

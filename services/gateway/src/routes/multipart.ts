@@ -1,4 +1,4 @@
-import { addParam, Errors, readFormParams, type RawParams } from "@starpost/shared";
+import { addFilePart, addParam, Errors, readFormParams, type RawParams } from "@starpost/shared";
 
 /** RFC 2046's limit, which the official server's reader also enforces. */
 const MAX_BOUNDARY_LENGTH = 70;
@@ -77,10 +77,9 @@ export function readMultipartParams(params: RawParams, body: Buffer, boundary: s
     const valueEnd = body.indexOf(delimiter, valueStart);
     if (valueEnd < 0) return;
     const value = body.subarray(valueStart, valueEnd);
-    if (!part.isFile) {
-      if (part.type.startsWith("application/x-www-form-urlencoded")) readFormParams(params, value);
-      else addParam(params, part.name, value.toString("utf8"));
-    }
+    if (part.isFile) addFilePart(params, part.name);
+    else if (part.type.startsWith("application/x-www-form-urlencoded")) readFormParams(params, value);
+    else addParam(params, part.name, value.toString("utf8"));
     pos = valueEnd + delimiter.length;
     if (body.length - pos < 2 || (body[pos] === 0x2d && body[pos + 1] === 0x2d)) return;
   }

@@ -18,21 +18,21 @@ const serviceMessage = (kind: string) =>
     [kind]: fill(kind),
   }).json;
 
-/** A StarTransaction: incoming (`source`) or outgoing (`receiver`). */
+/** A StarTransaction (JsonStarTransaction, Client.cpp at 01a3679, line 5884): incoming (`source`) or outgoing (`receiver`). */
 const transaction = (partner: "source" | "receiver") =>
-  jsonTemplate({ id: fill("charge_id"), amount: fill("amount"), date: fill("date"), [partner]: fill("partner") }).json;
+  jsonTemplate({ id: fill("charge_id"), date: fill("date"), [partner]: fill("partner"), amount: fill("amount") }).json;
 
 /** `head` plus the given members, closing the object. */
 const afterHead = (members: Record<string, unknown>) => `${fill("head").json},${jsonTemplate(members).json.slice(1)}`;
 
-/** successful_payment: one-time, a subscription's first payment, or a renewal. */
+/** successful_payment (JsonSuccessfulPaymentBot, line 3038): one-time, a subscription's first payment, or a renewal. */
 const successfulPayment = (subscription?: "first" | "renewal") =>
   afterHead({
-    subscription_expiration_date: subscription ? fill("expires") : undefined,
-    is_recurring: subscription ? true : undefined,
-    is_first_recurring: subscription === "first" ? true : undefined,
     telegram_payment_charge_id: fill("charge_id"),
     provider_payment_charge_id: "",
+    is_recurring: subscription ? true : undefined,
+    is_first_recurring: subscription === "first" ? true : undefined,
+    subscription_expiration_date: subscription ? fill("expires") : undefined,
   });
 
 export const paymentJson = {

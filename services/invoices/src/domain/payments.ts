@@ -79,8 +79,8 @@ function paymentRecord(
   const { payload, amount, period } = priced;
   const userJson = new RawJson(JSON.stringify(user));
   const partner = jsonTemplate({
-    type: "user",
     transaction_type: "invoice_payment",
+    type: "user",
     user: userJson,
     invoice_payload: payload,
     subscription_period: period || undefined,

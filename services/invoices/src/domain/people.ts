@@ -12,10 +12,16 @@ export interface Person {
 
 const USER_EXTRAS = ["last_name", "username", "language_code", "is_premium"] as const;
 
-/** The person as a Bot API User, fields in the official order (`User <id>` when nameless). */
+/**
+ * The person as a Bot API User, as JsonUser writes one (Client.cpp at 01a3679, line 464): the
+ * optional strings only when non-empty, is_premium only when true (`User <id>` when nameless).
+ */
 export function asUser(p: Person): Record<string, unknown> {
   const out: Record<string, unknown> = { id: p.id, is_bot: false, first_name: p.first_name ?? `User ${p.id}` };
-  for (const k of USER_EXTRAS) if (p[k] !== undefined) out[k] = p[k];
+  for (const k of USER_EXTRAS) {
+    const v = p[k];
+    if (k === "is_premium" ? v === true : typeof v === "string" && v !== "") out[k] = v;
+  }
   return out;
 }
 

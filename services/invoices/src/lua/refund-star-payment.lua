@@ -25,8 +25,11 @@ if c.status ~= "paid" then return { "already_refunded" } end
 if not c.from_json then
   -- A charge recorded before its message parts were stored with it.
   c.from_json, c.chat_json, c.queue = cjson.encode(c.user), cjson.encode(c.chat), "c" .. c.chat_id
-  c.partner = cjson.encode({ type = "user", transaction_type = "invoice_payment", user = c.user, invoice_payload = c.payload })
-  c.refunded_payment = cjson.encode({ currency = "XTR", total_amount = tonumber(c.amount), invoice_payload = c.payload, telegram_payment_charge_id = c.id })
+  -- Written member by member: cjson.encode of a table has no key order.
+  local payload = cjson.encode(c.payload)
+  c.partner = '{"transaction_type":"invoice_payment","type":"user","user":' .. c.from_json .. ',"invoice_payload":' .. payload .. "}"
+  c.refunded_payment = '{"currency":"XTR","total_amount":' .. string.format("%d", tonumber(c.amount)) .. ',"invoice_payload":' .. payload ..
+    ',"telegram_payment_charge_id":' .. cjson.encode(c.id) .. "}"
 end
 
 local now = now_ms()

@@ -19,14 +19,15 @@ import { asUser, privateChatOf } from "../domain/people.ts";
 /** The sender of a user-side call: `from`, else a private chat's person. */
 function senderJson(from: PlatformUser | undefined, chat: Chat): Record<string, unknown> | undefined {
   if (from) return asUser(from);
-  return chat.type === "private" ? asUser({ id: Number(chat.id), first_name: chat.first_name }) : undefined;
+  if (chat.type !== "private") return undefined;
+  return asUser({ id: Number(chat.id), first_name: chat.first_name, last_name: chat.last_name, username: chat.username });
 }
 
 /** `/command` and `/command@bot` at the start or after whitespace, as clients mark them. */
 function commandEntities(text: string) {
-  const out: { type: "bot_command"; offset: number; length: number }[] = [];
+  const out: { offset: number; length: number; type: "bot_command" }[] = [];
   for (const m of text.matchAll(/(^|\s)(\/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?)(?=$|\s)/g)) {
-    out.push({ type: "bot_command", offset: m.index + m[1]!.length, length: m[2]!.length });
+    out.push({ offset: m.index + m[1]!.length, length: m[2]!.length, type: "bot_command" });
   }
   return out;
 }

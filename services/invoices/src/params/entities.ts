@@ -8,11 +8,29 @@
 import { Errors, type BotApiError } from "@starpost/shared";
 
 export interface MessageEntity {
-  type: string;
   offset: number;
   length: number;
+  type: string;
   url?: string;
   language?: string;
+  user?: unknown;
+  custom_emoji_id?: string;
+}
+
+/** The field each entity type carries beyond offset, length and type (JsonEntity, Client.cpp at 01a3679, line 525). */
+const TYPE_FIELD: Record<string, "url" | "language" | "user" | "custom_emoji_id"> = {
+  pre: "language",
+  text_link: "url",
+  text_mention: "user",
+  custom_emoji: "custom_emoji_id",
+};
+
+/** An entity as JsonEntity writes it: offset, length, type, then its type's own field when it has one. */
+export function entityJson(e: MessageEntity): MessageEntity {
+  const out: MessageEntity = { offset: e.offset, length: e.length, type: e.type };
+  const field = TYPE_FIELD[e.type];
+  if (field && e[field] !== undefined) (out as unknown as Record<string, unknown>)[field] = e[field];
+  return out;
 }
 
 export type ParsedText = { text: string; entities: MessageEntity[] } | { error: BotApiError };
@@ -47,7 +65,8 @@ function checkUrl(raw: string): string | undefined {
 }
 
 /** Entities in td's order: by offset, then the longer (outer) one first. */
-const sorted = (entities: MessageEntity[]) => entities.sort((a, b) => a.offset - b.offset || b.length - a.length);
+const sorted = (entities: MessageEntity[]) =>
+  entities.sort((a, b) => a.offset - b.offset || b.length - a.length).map(entityJson);
 
 export function parseEntities(input: string, mode: ParseMode): ParsedText {
   try {

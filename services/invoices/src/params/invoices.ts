@@ -1,13 +1,12 @@
 import { z } from "zod";
+import { readReplyMarkup, readReplyParameters, type InlineKeyboardMarkup } from "./markup.ts";
 import {
   BotApiError,
   Errors,
   fail,
   asText,
   boolParam,
-  fromJson,
   int64Id,
-  INVALID_JSON,
   looseInt,
   optionalString,
   requiredString,
@@ -62,18 +61,6 @@ const pricesParam = () =>
     if (Array.isArray(parsed)) return parsed;
     return fail(ctx, parsed);
   });
-
-/**
- * A JSON-serialized parameter kept as its parsed value (or INVALID_JSON) for a later ordered
- * check; empty or a JSON `null` counts as absent.
- */
-export const rawJson = () =>
-  z
-    .preprocess((v) => {
-      const parsed = v === "" ? undefined : fromJson(v);
-      return parsed === null ? undefined : parsed;
-    }, z.unknown())
-    .optional();
 
 /** Fields of a product (sendInvoice and createInvoiceLink), in the official check order. */
 const productShape = {
@@ -199,57 +186,11 @@ export function checkProduct(p: ProductInput): Product | BotApiError {
   };
 }
 
-export interface InlineKeyboardMarkup {
-  inline_keyboard: Record<string, unknown>[][];
-}
-
-const MAX_CALLBACK_DATA_BYTES = 64;
-
-/** An inline keyboard (any buttons); other reply markups (reply keyboards) are accepted and not shown. */
-export function checkInlineKeyboard(raw: unknown): InlineKeyboardMarkup | undefined | BotApiError {
-  if (raw === undefined) return undefined;
-  if (raw === INVALID_JSON || typeof raw !== "object" || raw === null || Array.isArray(raw))
-    return Errors.replyMarkupJson();
-  const rows = (raw as Record<string, unknown>).inline_keyboard;
-  if (rows === undefined) return undefined;
-  if (!Array.isArray(rows) || !rows.every((r) => Array.isArray(r))) return Errors.replyMarkupJson();
-  const keyboard = (rows as unknown[][]).filter((r) => r.length > 0);
-  for (const row of keyboard) {
-    for (const b of row) {
-      if (typeof b !== "object" || b === null || typeof (b as Record<string, unknown>).text !== "string")
-        return Errors.replyMarkupJson();
-      const data = (b as Record<string, unknown>).callback_data;
-      if (data !== undefined && (typeof data !== "string" || Buffer.byteLength(data) > MAX_CALLBACK_DATA_BYTES))
-        return Errors.buttonDataInvalid();
-    }
-  }
-  return keyboard.length === 0 ? undefined : { inline_keyboard: keyboard as Record<string, unknown>[][] };
-}
-
 /** reply_markup of an invoice: empty means the default Pay button; otherwise it must start with one. */
-function checkInvoiceMarkup(raw: unknown): InlineKeyboardMarkup | undefined | BotApiError {
-  const markup = checkInlineKeyboard(raw);
-  if (markup === undefined || isError(markup)) return markup;
+function checkInvoiceMarkup(markup: InlineKeyboardMarkup | undefined): InlineKeyboardMarkup | undefined | BotApiError {
+  if (markup === undefined) return markup;
   if (markup.inline_keyboard[0]![0]!.pay !== true) return Errors.replyMarkupInvalid();
   return markup;
-}
-
-export interface ReplyParameters {
-  message_id: number;
-  chat_id?: string;
-  allow_sending_without_reply: boolean;
-}
-
-export function checkReplyParameters(raw: unknown): ReplyParameters | undefined | BotApiError {
-  if (raw === undefined) return undefined;
-  if (raw === INVALID_JSON || typeof raw !== "object" || raw === null || Array.isArray(raw))
-    return Errors.replyParametersJson();
-  const r = raw as Record<string, unknown>;
-  const id = typeof r.message_id === "string" && /^\d+$/.test(r.message_id) ? Number(r.message_id) : r.message_id;
-  if (typeof id !== "number" || !Number.isSafeInteger(id)) return Errors.replyParametersJson();
-  const chatId = r.chat_id === undefined || r.chat_id === "" ? undefined : String(r.chat_id);
-  const allow = r.allow_sending_without_reply === true || r.allow_sending_without_reply === "true";
-  return { message_id: id, ...(chatId !== undefined ? { chat_id: chatId } : {}), allow_sending_without_reply: allow };
 }
 
 export const isError = (v: unknown): v is BotApiError => v instanceof BotApiError;
@@ -260,8 +201,11 @@ export { chatIdParam };
 /** Where and how a message is sent (sendInvoice, sendMessage). */
 export const sendingShape = {
   chat_id: chatIdParam(),
-  reply_markup: rawJson(),
-  reply_parameters: rawJson(),
+  reply_markup: optionalString(),
+  reply_parameters: optionalString(),
+  // Read only without reply_parameters (get_reply_parameters, Client.cpp at 01a3679, line 9389).
+  reply_to_message_id: looseInt(),
+  allow_sending_without_reply: boolParam(),
   disable_notification: boolParam(),
   protect_content: boolParam(),
   // Accepted and without effect in starpost (spec 4.1, rule 3).
@@ -269,7 +213,7 @@ export const sendingShape = {
   direct_messages_topic_id: looseInt(),
   allow_paid_broadcast: boolParam(),
   message_effect_id: optionalString(),
-  suggested_post_parameters: rawJson(),
+  suggested_post_parameters: optionalString(),
 };
 
 export const SendInvoiceParams = z
@@ -279,12 +223,15 @@ export const SendInvoiceParams = z
     start_parameter: optionalString(),
   })
   .transform((p, ctx) => {
+    // do_send_message reads the reply and the markup before the chat and TDLib's checks.
+    const reply = readReplyParameters(p.reply_parameters, p);
+    if (isError(reply)) return fail(ctx, reply);
+    const parsedMarkup = readReplyMarkup(p.reply_markup);
+    if (isError(parsedMarkup)) return fail(ctx, parsedMarkup);
     const product = checkProduct(p);
     if (isError(product)) return fail(ctx, product);
-    const markup = checkInvoiceMarkup(p.reply_markup);
+    const markup = checkInvoiceMarkup(parsedMarkup);
     if (isError(markup)) return fail(ctx, markup);
-    const reply = checkReplyParameters(p.reply_parameters);
-    if (isError(reply)) return fail(ctx, reply);
     return {
       product,
       chat_id: p.chat_id ?? "",
@@ -309,7 +256,8 @@ export const CreateInvoiceLinkParams = z
   .transform((p, ctx) => {
     const product = checkProduct(p);
     if (isError(product)) return fail(ctx, product);
-    const period = p.subscription_period ?? 0;
+    // get_integer_arg(…, 0, 0) (line 12034): a negative period is 0, no subscription.
+    const period = Math.max(p.subscription_period ?? 0, 0);
     if (period !== 0 && period !== SUBSCRIPTION_PERIOD) return fail(ctx, Errors.subscriptionPeriodInvalid());
     return { product, subscription_period: period === 0 ? undefined : period };
   });

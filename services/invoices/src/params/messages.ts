@@ -1,7 +1,21 @@
 import { z } from "zod";
-import { parseEntities, type MessageEntity, type ParseMode } from "./entities.ts";
-import { chatIdParam, checkInlineKeyboard, checkReplyParameters, isError, rawJson, sendingShape } from "./invoices.ts";
-import { Errors, type BotApiError, INVALID_JSON, looseInt, optionalString, fail } from "@starpost/shared";
+import { entityJson, parseEntities, type MessageEntity, type ParseMode } from "./entities.ts";
+import { chatIdParam, isError, sendingShape } from "./invoices.ts";
+import { readReplyMarkup, readReplyParameters } from "./markup.ts";
+import {
+  decodeJson,
+  Errors,
+  fail,
+  intField,
+  isJsonObject,
+  JsonFieldError,
+  longField,
+  looseInt,
+  optionalString,
+  stringField,
+  type BotApiError,
+  type JsonValue,
+} from "@starpost/shared";
 
 /**
  * Parameters of the message methods (owned by services/invoices, which also owns the chats'
@@ -10,40 +24,105 @@ import { Errors, type BotApiError, INVALID_JSON, looseInt, optionalString, fail 
  */
 
 const MAX_TEXT = 4096;
+/** get_formatted_text refuses a text over 32 KiB before parsing it (Client.cpp at 01a3679, line 11309). */
+const MAX_TEXT_BYTES = 1 << 15;
 const PARSE_MODES: Record<string, ParseMode> = { html: "HTML", markdownv2: "MarkdownV2", markdown: "Markdown" };
-const ENTITY_FIELDS = ["type", "offset", "length", "url", "user", "language", "custom_emoji_id"] as const;
 
-function checkEntities(raw: unknown): MessageEntity[] | BotApiError {
-  if (raw === INVALID_JSON || !Array.isArray(raw)) return Errors.entitiesJson();
+/** Entity types the reference drops from `entities` (TDLib finds them itself): get_text_entity_type, line 11262. */
+const DROPPED_TYPES = new Set([
+  "mention",
+  "hashtag",
+  "cashtag",
+  "bot_command",
+  "url",
+  "email",
+  "phone_number",
+  "bank_card_number",
+]);
+const PLAIN_TYPES = new Set([
+  "bold",
+  "italic",
+  "underline",
+  "strikethrough",
+  "spoiler",
+  "code",
+  "blockquote",
+  "expandable_blockquote",
+]);
+
+/** One entity as get_text_entity reads it (line 11290): undefined for a dropped type, else the entity or td's text. */
+function readEntity(v: JsonValue): MessageEntity | undefined | string {
+  if (!isJsonObject(v)) return "expected an Object";
+  const offset = intField(v, "offset");
+  if (offset instanceof JsonFieldError) return offset.message;
+  const length = intField(v, "length");
+  if (length instanceof JsonFieldError) return length.message;
+  const type = stringField(v, "type");
+  if (type instanceof JsonFieldError) return type.message;
+  if (type === "") return "Type is not specified";
+  const e: MessageEntity = { offset, length, type };
+  if (PLAIN_TYPES.has(type)) return e;
+  if (DROPPED_TYPES.has(type)) return undefined;
+  if (type === "pre") {
+    const language = stringField(v, "language", "");
+    if (language instanceof JsonFieldError) return language.message;
+    return language === "" ? e : { ...e, language };
+  }
+  if (type === "text_link") {
+    const url = stringField(v, "url");
+    return url instanceof JsonFieldError ? url.message : { ...e, url };
+  }
+  if (type === "text_mention") {
+    const user = v.user;
+    if (!isJsonObject(user)) return 'Field "user" must be of type Object';
+    const id = longField(user, "id");
+    // JsonUser of a user the server does not know: id, is_bot, an empty first_name.
+    return id instanceof JsonFieldError
+      ? id.message
+      : { ...e, user: { id: Number(id), is_bot: false, first_name: "" } };
+  }
+  if (type === "custom_emoji") {
+    const id = longField(v, "custom_emoji_id");
+    return id instanceof JsonFieldError ? id.message : { ...e, custom_emoji_id: id.toString() };
+  }
+  return "Unsupported type specified";
+}
+
+/** `entities` (get_input_entities, line 11169): JSON that does not parse, or is not an array, is no entities. */
+function readEntities(raw: string | undefined): MessageEntity[] | BotApiError {
+  const value = raw === undefined || raw === "" ? undefined : decodeJson(raw);
+  if (!Array.isArray(value)) return [];
   const out: MessageEntity[] = [];
-  for (const e of raw) {
-    if (typeof e !== "object" || e === null) return Errors.entitiesJson();
-    const r = e as Record<string, unknown>;
-    if (typeof r.type !== "string" || !Number.isSafeInteger(r.offset) || !Number.isSafeInteger(r.length))
-      return Errors.entitiesJson();
-    const entity: Record<string, unknown> = {};
-    for (const k of ENTITY_FIELDS) if (r[k] !== undefined) entity[k] = r[k];
-    out.push(entity as unknown as MessageEntity);
+  for (const v of value) {
+    const e = readEntity(v);
+    if (typeof e === "string") return Errors.entityInvalid(e);
+    if (e) out.push(entityJson(e));
   }
   return out;
 }
 
-/** The message text after parse_mode or explicit entities: 1..4096 characters. */
-function checkText(text: string | undefined, parseMode: string | undefined, rawEntities: unknown) {
+/**
+ * The message text as get_input_message_text reads it (line 11391): empty is an error; over 32 KiB
+ * too; a parse_mode other than "" and "none" wins over `entities`; then at most 4096 characters
+ * of something that is not all white space.
+ */
+function checkText(text: string | undefined, parseMode: string | undefined, rawEntities: string | undefined) {
   if (text === undefined) return Errors.messageTextEmpty();
-  let parsed: { text: string; entities: MessageEntity[] } = { text, entities: [] };
-  if (rawEntities !== undefined) {
-    const entities = checkEntities(rawEntities);
-    if (isError(entities)) return entities;
-    parsed.entities = entities;
-  } else if (parseMode !== undefined) {
-    const mode = PARSE_MODES[parseMode.toLowerCase()];
-    if (!mode) return Errors.parseModeUnsupported();
-    const result = parseEntities(text, mode);
+  if (Buffer.byteLength(text) > MAX_TEXT_BYTES) return Errors.textTooLong();
+  const mode = (parseMode ?? "").toLowerCase();
+  let parsed: { text: string; entities: MessageEntity[] };
+  if (mode !== "" && mode !== "none") {
+    const known = PARSE_MODES[mode];
+    if (!known) return Errors.parseModeUnsupported();
+    const result = parseEntities(text, known);
     if ("error" in result) return result.error;
     parsed = result;
+  } else {
+    const entities = readEntities(rawEntities);
+    if (isError(entities)) return entities;
+    parsed = { text, entities };
   }
-  if (parsed.text.trim() === "") return Errors.messageTextEmpty();
+  if (parsed.text.trim() === "") return Errors.textMustBeNonEmpty();
   if ([...parsed.text].length > MAX_TEXT) return Errors.messageTooLong();
   return parsed;
 }
@@ -55,8 +134,8 @@ const textShape = {
     z.string().optional().catch(undefined),
   ),
   parse_mode: optionalString(),
-  entities: rawJson(),
-  reply_markup: rawJson(),
+  entities: optionalString(),
+  reply_markup: optionalString(),
 };
 
 export const SendMessageParams = z
@@ -64,16 +143,17 @@ export const SendMessageParams = z
     ...sendingShape,
     ...textShape,
     // Accepted and without effect in starpost.
-    link_preview_options: rawJson(),
+    link_preview_options: optionalString(),
     business_connection_id: optionalString(),
   })
   .transform((p, ctx) => {
-    const markup = checkInlineKeyboard(p.reply_markup);
-    if (isError(markup)) return fail(ctx, markup);
+    // process_send_message_query's order: the text, then do_send_message's reply and markup.
     const text = checkText(p.text, p.parse_mode, p.entities);
     if (isError(text)) return fail(ctx, text);
-    const reply = checkReplyParameters(p.reply_parameters);
+    const reply = readReplyParameters(p.reply_parameters, p);
     if (isError(reply)) return fail(ctx, reply);
+    const markup = readReplyMarkup(p.reply_markup);
+    if (isError(markup)) return fail(ctx, markup);
     return {
       chat_id: p.chat_id ?? "",
       text: text.text,
@@ -92,37 +172,47 @@ const target = {
   inline_message_id: optionalString(),
 };
 
-/** The message an edit or delete names: a chat and a message id (inline messages are not simulated). */
-function checkTarget(p: { chat_id?: string; message_id?: number; inline_message_id?: string }) {
-  if (p.inline_message_id !== undefined && p.chat_id === undefined) return Errors.inlineMessagesUnsupported();
-  if (p.chat_id === undefined || p.chat_id === "") return Errors.chatIdEmpty();
-  if (p.message_id === undefined || p.message_id <= 0) return Errors.messageIdInvalid();
-  return { chat_id: p.chat_id, message_id: p.message_id };
+/**
+ * The message an edit names (process_edit_message_*_query, lines 13503 and 13748): no chat and no
+ * message id name an inline message (not simulated: `inline_message_id` unsupported, none at all
+ * "message identifier is not specified"); otherwise the chat must be given. A message id of 0 is
+ * looked up like any other (and not found), after the chat.
+ */
+function checkEditTarget(p: { chat_id?: string; message_id?: number; inline_message_id?: string }) {
+  const messageId = Math.max(p.message_id ?? 0, 0);
+  if (p.chat_id === undefined && messageId === 0)
+    return p.inline_message_id === undefined ? Errors.messageIdInvalid() : Errors.inlineMessagesUnsupported();
+  if (p.chat_id === undefined) return Errors.chatIdEmpty();
+  return { chat_id: p.chat_id, message_id: messageId };
 }
 
 export const EditMessageTextParams = z.object({ ...target, ...textShape }).transform((p, ctx) => {
-  const where = checkTarget(p);
-  if (isError(where)) return fail(ctx, where);
-  const markup = checkInlineKeyboard(p.reply_markup);
-  if (isError(markup)) return fail(ctx, markup);
   const text = checkText(p.text, p.parse_mode, p.entities);
   if (isError(text)) return fail(ctx, text);
+  const markup = readReplyMarkup(p.reply_markup);
+  if (isError(markup)) return fail(ctx, markup);
+  const where = checkEditTarget(p);
+  if (isError(where)) return fail(ctx, where);
   return { ...where, text: text.text, entities: text.entities, reply_markup: markup };
 });
 export type EditMessageTextParams = z.infer<typeof EditMessageTextParams>;
 
-export const EditMessageReplyMarkupParams = z.object({ ...target, reply_markup: rawJson() }).transform((p, ctx) => {
-  const where = checkTarget(p);
-  if (isError(where)) return fail(ctx, where);
-  const markup = checkInlineKeyboard(p.reply_markup);
-  if (isError(markup)) return fail(ctx, markup);
-  return { ...where, reply_markup: markup };
-});
+export const EditMessageReplyMarkupParams = z
+  .object({ ...target, reply_markup: optionalString() })
+  .transform((p, ctx) => {
+    const markup = readReplyMarkup(p.reply_markup);
+    if (isError(markup)) return fail(ctx, markup);
+    const where = checkEditTarget(p);
+    if (isError(where)) return fail(ctx, where);
+    return { ...where, reply_markup: markup };
+  });
 export type EditMessageReplyMarkupParams = z.infer<typeof EditMessageReplyMarkupParams>;
 
+/** deleteMessage checks its own two ids first (line 13792). */
 export const DeleteMessageParams = z.object({ chat_id: chatIdParam(), message_id: looseInt() }).transform((p, ctx) => {
-  const where = checkTarget(p);
-  if (isError(where)) return fail(ctx, where);
-  return where;
+  if (p.chat_id === undefined) return fail(ctx, Errors.chatIdNotSpecified());
+  const messageId = Math.max(p.message_id ?? 0, 0);
+  if (messageId === 0) return fail(ctx, Errors.messageIdInvalid());
+  return { chat_id: p.chat_id, message_id: messageId };
 });
 export type DeleteMessageParams = z.infer<typeof DeleteMessageParams>;

@@ -17,7 +17,7 @@
   ARGV[6] comparable: "1" when the call may find the webhook unchanged (no certificate, no drop)
   ARGV[7] verdict: "ok", or the refusal the caller found for the URL's address
   ARGV[8] fieldValues: N, the number of webhook field/value values (url, secret_token,
-    max_connections and ip_address first)
+    max_connections, ip_address and certificate first)
   ARGV[9..] values: those N, then the allowed kinds
   Returns { "too_often" }, { "unchanged" }, { verdict } when the address was refused, or
   { "set", number of pending updates }.
@@ -27,8 +27,9 @@ if not redis.call("SET", KEYS[6], "1", "PX", ARGV[5], "NX") then return { "too_o
 local n = tonumber(ARGV[8])
 local kinds = { unpack(ARGV, 9 + n) }
 if ARGV[6] == "1" then
-  local cur = redis.call("HMGET", KEYS[1], ARGV[9], ARGV[11], ARGV[13], ARGV[15])
-  if cur[1] == ARGV[10] and cur[2] == ARGV[12] and cur[3] == ARGV[14] and cur[4] == ARGV[16] then
+  local cur = redis.call("HMGET", KEYS[1], ARGV[9], ARGV[11], ARGV[13], ARGV[15], ARGV[17])
+  -- A webhook set with a certificate is never unchanged (no stored value is "0" then).
+  if cur[1] == ARGV[10] and cur[2] == ARGV[12] and cur[3] == ARGV[14] and cur[4] == ARGV[16] and (cur[5] or "0") == ARGV[18] then
     allowed_store(KEYS[3], ARGV[2], kinds)
     return { "unchanged" }
   end

@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
-import { Errors, parseWebhookUrl, boolParam, looseInt, optionalString, fail } from "@starpost/shared";
+import { Errors, parseWebhookUrl, boolParam, hasFile, looseInt, optionalString, fail } from "@starpost/shared";
 import { DEFAULT_MAX_CONNECTIONS } from "@starpost/runtime";
 import { readAllowedUpdatesParam } from "@starpost/update-log";
 
@@ -23,7 +23,7 @@ export const SetWebhookParams = z
     ip_address: optionalString(),
     drop_pending_updates: boolParam(),
     allowed_updates: z.unknown().optional(),
-    // A file part (the gateway turns each into `true`) or a string: accepted and ignored.
+    // A file part, or `attach://<part>` naming one (hasFile): accepted and not used.
     certificate: z.unknown().optional(),
   })
   .superRefine((p, ctx) => {
@@ -43,7 +43,7 @@ export const SetWebhookParams = z
     drop_pending_updates: p.drop_pending_updates ?? false,
     /** undefined: keep the previous setting; null: back to the default set. */
     allowed_updates: readAllowedUpdatesParam(p.allowed_updates),
-    has_certificate: p.certificate !== undefined && p.certificate !== null && p.certificate !== "",
+    has_certificate: hasFile(p, "certificate"),
   }));
 export type SetWebhookParams = z.infer<typeof SetWebhookParams>;
 

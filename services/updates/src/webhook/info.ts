@@ -8,7 +8,7 @@ import type { WebhookDeps } from "./types.ts";
  * getWebhookInfo, keys in the official server's order: url, has_custom_certificate,
  * pending_update_count (in-flight updates included: they leave the log only after a 2xx),
  * last_error_date + last_error_message (after an error), max_connections and ip_address (with a
- * webhook), allowed_updates (when not the default).
+ * webhook; `<unknown>` when no address is known), allowed_updates (when not the default).
  */
 export async function getWebhookInfo(
   deps: Pick<WebhookDeps, "redis">,
@@ -23,8 +23,9 @@ export async function getWebhookInfo(
   ]);
   const info: Record<string, unknown> = {
     url: config?.url ?? "",
-    // An uploaded certificate is accepted and ignored (the spec: checked against the system store).
-    has_custom_certificate: false,
+    // An uploaded certificate is accepted and ignored (the spec: checked against the system store),
+    // but getWebhookInfo says it came, as the reference's does (Client.cpp at 01a3679, line 5957).
+    has_custom_certificate: config?.hasCertificate ?? false,
     pending_update_count: pending,
   };
   if (lastError) {
@@ -33,8 +34,7 @@ export async function getWebhookInfo(
   }
   if (config) {
     info.max_connections = config.maxConnections;
-    const ip = config.ipAddress || config.resolvedIp;
-    if (ip) info.ip_address = ip;
+    info.ip_address = config.ipAddress || config.resolvedIp || "<unknown>";
   }
   if (allowed) info.allowed_updates = allowed;
   return ok(info);

@@ -71,6 +71,7 @@ export async function setWebhook(
     secretToken: p.secret_token,
     maxConnections: p.max_connections,
     ipAddress: p.ip_address,
+    hasCertificate: p.has_certificate,
     resolvedIp: resolved.outcome === "ok" ? resolved.ip : "",
     generation: `${Date.now()}-${randomBytes(4).toString("hex")}`,
   };

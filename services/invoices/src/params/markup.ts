@@ -1,0 +1,246 @@
+import {
+  boolField,
+  decodeJson,
+  Errors,
+  intField,
+  isJsonObject,
+  JsonFieldError,
+  longField,
+  stringField,
+  type BotApiError,
+  type JsonObject,
+  type JsonValue,
+} from "@starpost/shared";
+
+/**
+ * reply_markup and reply_parameters as the reference reads them (Client.cpp at 01a3679:
+ * get_reply_markup line 9697, get_inline_keyboard_button 9574 and its type 9587,
+ * get_keyboard_button 9553, get_reply_parameters 9388), with td's JSON (`decodeJson`) and field
+ * getters and the same texts. The inline keyboard comes out as JsonInlineKeyboardButton writes it
+ * (line 3778): text, icon_custom_emoji_id, style, then the one action field.
+ */
+
+export interface InlineKeyboardMarkup {
+  inline_keyboard: Record<string, unknown>[][];
+}
+
+const MAX_CALLBACK_DATA_BYTES = 64;
+
+type Read<T> = T | JsonFieldError;
+const failed = (v: unknown): v is JsonFieldError => v instanceof JsonFieldError;
+
+/** An object field that must be an object when present (td's extract_required_field with type Object). */
+function objectField(o: JsonObject, name: string): JsonObject | JsonFieldError {
+  const v = o[name];
+  return isJsonObject(v) ? v : new JsonFieldError(`Field "${name}" must be of type Object`);
+}
+
+const STYLES = new Set(["primary", "danger", "success"]);
+
+/** get_button_style (line 9440): "", "default" or one of three styles, in any case. */
+function buttonStyle(o: JsonObject): Read<string | undefined> {
+  const style = stringField(o, "style", "");
+  if (failed(style)) return style;
+  const lower = style.toLowerCase();
+  if (lower === "" || lower === "default") return undefined;
+  return STYLES.has(lower) ? lower : new JsonFieldError("invalid button style specified");
+}
+
+/** The action of an inline button (get_inline_keyboard_button_type), as the reference writes it back. */
+function buttonAction(o: JsonObject): Read<Record<string, unknown>> {
+  const url = stringField(o, "url", "");
+  if (failed(url) || url !== "") return failed(url) ? url : { url };
+  const data = stringField(o, "callback_data", "");
+  if (failed(data) || data !== "") return failed(data) ? data : { callback_data: data };
+  if (Object.hasOwn(o, "callback_game")) return { callback_game: {} };
+  if (Object.hasOwn(o, "pay")) return { pay: true };
+  if (Object.hasOwn(o, "switch_inline_query")) {
+    const query = stringField(o, "switch_inline_query");
+    return failed(query) ? query : { switch_inline_query: query };
+  }
+  if (Object.hasOwn(o, "switch_inline_query_chosen_chat")) {
+    const chosen = objectField(o, "switch_inline_query_chosen_chat");
+    if (failed(chosen)) return chosen;
+    const query = stringField(chosen, "query", "");
+    if (failed(query)) return query;
+    const allow: Record<string, boolean> = {};
+    for (const k of ["allow_user_chats", "allow_bot_chats", "allow_group_chats", "allow_channel_chats"]) {
+      const b = boolField(chosen, k, false);
+      if (failed(b)) return b;
+      allow[k] = b;
+    }
+    if (Object.values(allow).every(Boolean)) return { switch_inline_query: query };
+    return { switch_inline_query_chosen_chat: { query, ...allow } };
+  }
+  if (Object.hasOwn(o, "switch_inline_query_current_chat")) {
+    const query = stringField(o, "switch_inline_query_current_chat");
+    return failed(query) ? query : { switch_inline_query_current_chat: query };
+  }
+  if (Object.hasOwn(o, "login_url")) {
+    const login = objectField(o, "login_url");
+    if (failed(login)) return login;
+    const loginUrl = stringField(login, "url");
+    if (failed(loginUrl)) return loginUrl;
+    const bot = stringField(login, "bot_username", "");
+    if (failed(bot)) return bot;
+    const name = bot.startsWith("@") ? bot.slice(1) : bot;
+    if (bot !== "" && !/^[A-Za-z0-9_]+$/.test(name)) return new JsonFieldError("LoginUrl bot username is invalid");
+    for (const k of ["request_write_access"]) {
+      const b = boolField(login, k, false);
+      if (failed(b)) return b;
+    }
+    const forward = stringField(login, "forward_text", "");
+    return failed(forward) ? forward : { url: loginUrl };
+  }
+  if (Object.hasOwn(o, "web_app")) {
+    const app = objectField(o, "web_app");
+    if (failed(app)) return app;
+    const appUrl = stringField(app, "url");
+    return failed(appUrl) ? appUrl : { web_app: { url: appUrl } };
+  }
+  if (Object.hasOwn(o, "copy_text")) {
+    const copy = objectField(o, "copy_text");
+    if (failed(copy)) return copy;
+    const text = stringField(copy, "text");
+    return failed(text) ? text : { copy_text: { text } };
+  }
+  return new JsonFieldError("Text buttons are unallowed in the inline keyboard");
+}
+
+function inlineButton(v: JsonValue): Read<Record<string, unknown>> {
+  if (!isJsonObject(v)) return new JsonFieldError("InlineKeyboardButton must be an Object");
+  const text = stringField(v, "text");
+  if (failed(text)) return text;
+  const icon = longField(v, "icon_custom_emoji_id", 0n);
+  if (failed(icon)) return icon;
+  const style = buttonStyle(v);
+  if (failed(style)) return style;
+  const action = buttonAction(v);
+  if (failed(action)) return action;
+  return {
+    text,
+    ...(icon !== 0n ? { icon_custom_emoji_id: icon.toString() } : {}),
+    ...(style ? { style } : {}),
+    ...action,
+  };
+}
+
+/** A reply keyboard's button (get_keyboard_button): a String, or an Object with text, icon and style (its request_* kinds are not read). */
+function keyboardButton(v: JsonValue): JsonFieldError | undefined {
+  if (typeof v === "string") return undefined;
+  if (!isJsonObject(v)) return new JsonFieldError("KeyboardButton must be a String or an Object");
+  for (const r of [stringField(v, "text"), longField(v, "icon_custom_emoji_id", 0n), buttonStyle(v)])
+    if (failed(r)) return r;
+  return undefined;
+}
+
+/** An optional field of a type (td's extract_optional_field): absent is undefined. */
+function arrayField(o: JsonObject, name: string): JsonValue[] | undefined | JsonFieldError {
+  if (!Object.hasOwn(o, name)) return undefined;
+  const v = o[name]!;
+  return Array.isArray(v) ? v : new JsonFieldError(`Field "${name}" must be of type Array`);
+}
+
+const KEYBOARD_FLAGS = [
+  "hide_keyboard",
+  "remove_keyboard",
+  "personal_keyboard",
+  "selective",
+  "force_reply_keyboard",
+  "force_reply",
+];
+
+/**
+ * reply_markup: an inline keyboard to show, undefined for none (absent, empty, or another kind of
+ * markup: a reply keyboard, its removal or a forced reply are read, checked and not shown), or the
+ * reference's error.
+ */
+export function readReplyMarkup(raw: string | undefined): InlineKeyboardMarkup | undefined | BotApiError {
+  if (raw === undefined || raw === "") return undefined;
+  const value = decodeJson(raw);
+  if (value === undefined) return Errors.replyMarkupJson();
+  if (!isJsonObject(value)) return Errors.replyMarkupNotObject();
+  const keyboard = arrayField(value, "keyboard");
+  if (failed(keyboard)) return Errors.fieldInvalid(keyboard.message);
+  for (const row of keyboard ?? []) {
+    if (!Array.isArray(row)) return Errors.keyboardNotArrays();
+    for (const b of row) {
+      const err = keyboardButton(b);
+      if (err) return Errors.keyboardButtonInvalid(err.message);
+    }
+  }
+  const inline = arrayField(value, "inline_keyboard");
+  if (failed(inline)) return Errors.fieldInvalid(inline.message);
+  const rows: Record<string, unknown>[][] = [];
+  for (const row of inline ?? []) {
+    if (!Array.isArray(row)) return Errors.inlineKeyboardNotArrays();
+    const buttons: Record<string, unknown>[] = [];
+    for (const b of row) {
+      const button = inlineButton(b);
+      if (failed(button)) return Errors.inlineButtonInvalid(button.message);
+      buttons.push(button);
+    }
+    if (buttons.length > 0) rows.push(buttons);
+  }
+  for (const flag of KEYBOARD_FLAGS) {
+    const b = boolField(value, flag, false);
+    if (failed(b)) return Errors.fieldInvalid(b.message);
+  }
+  const placeholder = stringField(value, "input_field_placeholder", "");
+  if (failed(placeholder)) return Errors.fieldInvalid(placeholder.message);
+  if ((keyboard ?? []).length > 0) {
+    for (const flag of ["resize_keyboard", "one_time_keyboard", "is_persistent"]) {
+      const b = boolField(value, flag, false);
+      if (failed(b)) return Errors.fieldInvalid(b.message);
+    }
+    return undefined; // a reply keyboard wins over an inline one, as in the reference
+  }
+  for (const row of rows)
+    for (const b of row)
+      if (typeof b.callback_data === "string" && Buffer.byteLength(b.callback_data) > MAX_CALLBACK_DATA_BYTES)
+        return Errors.buttonDataInvalid();
+  return rows.length === 0 ? undefined : { inline_keyboard: rows };
+}
+
+export interface ReplyParameters {
+  message_id: number;
+  chat_id?: string;
+  allow_sending_without_reply: boolean;
+}
+
+/**
+ * reply_parameters (get_reply_parameters, line 9388); without it the older reply_to_message_id
+ * and allow_sending_without_reply. The quote fields are read for their errors and not kept.
+ */
+export function readReplyParameters(
+  raw: string | undefined,
+  legacy: { reply_to_message_id?: number; allow_sending_without_reply?: boolean },
+): ReplyParameters | undefined | BotApiError {
+  if (raw === undefined) {
+    const id = legacy.reply_to_message_id ?? 0;
+    return id > 0
+      ? { message_id: id, allow_sending_without_reply: legacy.allow_sending_without_reply ?? false }
+      : undefined;
+  }
+  if (raw === "") return undefined;
+  const value = decodeJson(raw);
+  if (value === undefined) return Errors.replyParametersJson();
+  if (!isJsonObject(value)) return Errors.replyParametersNotObject();
+  if (Object.keys(value).length === 0) return undefined;
+  const chatId = stringField(value, "chat_id", "");
+  if (failed(chatId)) return Errors.fieldInvalid(chatId.message);
+  const messageId = intField(value, "message_id");
+  if (failed(messageId)) return Errors.fieldInvalid(messageId.message);
+  const allow = boolField(value, "allow_sending_without_reply", false);
+  if (failed(allow)) return Errors.fieldInvalid(allow.message);
+  for (const name of ["quote", "quote_parse_mode"]) {
+    const s = stringField(value, name, "");
+    if (failed(s)) return Errors.fieldInvalid(s.message);
+  }
+  for (const name of ["quote_position", "checklist_task_id"]) {
+    const n = intField(value, name, 0);
+    if (failed(n)) return Errors.fieldInvalid(n.message);
+  }
+  if (messageId <= 0) return undefined;
+  return { message_id: messageId, ...(chatId !== "" ? { chat_id: chatId } : {}), allow_sending_without_reply: allow };
+}
