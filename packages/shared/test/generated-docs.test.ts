@@ -3,8 +3,12 @@ import { execFileSync } from "node:child_process";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { Errors, METHODS, type MethodSpec } from "@starpost/shared";
+import { REFERENCE_GETTERS } from "../../../scripts/reference-getters.ts";
 import {
   ARCHITECTURE_DOC,
+  getterRows,
+  REQUEST_FRONT_DOC,
+  renderRequestFrontDoc,
   ERRORS_DOC,
   METHODS_DOC,
   packageMap,
@@ -94,6 +98,23 @@ describe("the method table", () => {
 
   it("is documented: docs/methods.md is generated from it and up to date", () => {
     expect(readFileSync(METHODS_DOC, "utf8")).toBe(renderMethodsDoc());
+  });
+});
+
+describe("the getter table (docs/request-front.md)", () => {
+  it("is generated from the method schemas and the reference's getters, and up to date", () => {
+    expect(readFileSync(REQUEST_FRONT_DOC, "utf8")).toBe(renderRequestFrontDoc());
+  });
+
+  it("has a reference row and a named reader for every declared parameter, and no row for an undeclared one", () => {
+    const rows = getterRows();
+    expect(rows.filter((r) => !r.getter || !r.line || !r.reader)).toEqual([]);
+    const declared = new Set(rows.map((r) => `${r.method}.${r.param}`));
+    const listed = Object.entries(REFERENCE_GETTERS).flatMap(([m, params]) =>
+      Object.keys(params).map((p) => `${m}.${p}`),
+    );
+    expect(listed.filter((k) => !declared.has(k))).toEqual([]);
+    expect(Object.keys(REFERENCE_GETTERS).sort()).toEqual(Object.keys(METHODS).sort());
   });
 });
 

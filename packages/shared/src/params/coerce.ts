@@ -18,6 +18,26 @@ import { toInteger, toIntegerSafe } from "./integers.ts";
 /** td's is_space, trimmed from both ends by td::trim. */
 const TRIMMED = /^[ \t\r\n\0\v]+|[ \t\r\n\0\v]+$/g;
 
+const READERS = new WeakMap<z.ZodType, string>();
+
+/** Names the reader a schema is (docs/request-front.md's getter table shows it beside the reference's getter). */
+export function reader<T extends z.ZodType>(name: string, schema: T): T {
+  READERS.set(schema, name);
+  return schema;
+}
+
+/** The reader a parameter's schema was made with, if it was named (looking through a transform or `.optional()` added after it). */
+export function readerOf(schema: z.ZodType): string | undefined {
+  type Def = { in?: z.ZodType; innerType?: z.ZodType };
+  for (let cur: z.ZodType | undefined = schema; cur;) {
+    const name = READERS.get(cur);
+    if (name) return name;
+    const def = cur._zod.def as Def;
+    cur = def.in ?? def.innerType;
+  }
+  return undefined;
+}
+
 const isAbsent = (v: unknown) => v === undefined || v === "";
 
 /** Values that did not come through the raw reader (a service called directly) read like JSON text. */
@@ -30,11 +50,17 @@ export const toInt32 = (text: string) => Number(toInteger(text, 32));
 
 /** A required string parameter; missing or empty gives `parameter "<name>" is required`. */
 export const requiredString = (name: string) =>
-  z.preprocess(asText, z.string().optional()).transform((s, ctx) => s || fail(ctx, Errors.paramRequired(name)));
+  reader(
+    "requiredString",
+    z.preprocess(asText, z.string().optional()).transform((s, ctx) => s || fail(ctx, Errors.paramRequired(name))),
+  );
 
 /** An optional string parameter ("" counts as absent). A JSON `null` or object is its text, as in the reference. */
 export const optionalString = () =>
-  z.preprocess((v) => (isAbsent(v) ? undefined : asText(v)), z.string().optional()).optional();
+  reader(
+    "optionalString",
+    z.preprocess((v) => (isAbsent(v) ? undefined : asText(v)), z.string().optional()).optional(),
+  );
 
 /**
  * An int64 read with `td::to_integer_safe<int64>`: the text must be exactly an integer's decimal
@@ -42,14 +68,17 @@ export const optionalString = () =>
  * undefined.
  */
 export const strictInt64 = (error: () => BotApiError) =>
-  z
-    .preprocess((v) => (isAbsent(v) ? undefined : asText(v)), z.string().optional())
-    .transform((s, ctx) => {
-      if (s === undefined) return undefined;
-      const n = toIntegerSafe(s);
-      return n === undefined ? fail(ctx, error()) : Number(n);
-    })
-    .optional();
+  reader(
+    "strictInt64",
+    z
+      .preprocess((v) => (isAbsent(v) ? undefined : asText(v)), z.string().optional())
+      .transform((s, ctx) => {
+        if (s === undefined) return undefined;
+        const n = toIntegerSafe(s);
+        return n === undefined ? fail(ctx, error()) : Number(n);
+      })
+      .optional(),
+  );
 
 /**
  * A chat as the reference's `check_chat` reads it (Client.cpp at 01a3679, line 8198): an
@@ -58,36 +87,49 @@ export const strictInt64 = (error: () => BotApiError) =>
  * empty", line 8201).
  */
 export const chatIdParam = () =>
-  z
-    .preprocess((v) => {
-      if (isAbsent(v)) return undefined;
-      const text = asText(v)!;
-      return text.startsWith("@") ? text : toInteger(text, 64).toString();
-    }, z.string().optional())
-    .optional();
+  reader(
+    "chatIdParam",
+    z
+      .preprocess((v) => {
+        if (isAbsent(v)) return undefined;
+        const text = asText(v)!;
+        return text.startsWith("@") ? text : toInteger(text, 64).toString();
+      }, z.string().optional())
+      .optional(),
+  );
 
 /**
  * An int32 read like the reference's `get_integer_arg`: absent means the default (undefined
  * here), anything else goes through `to_integer`, never an error. Callers clamp.
  */
 export const looseInt = () =>
-  z.preprocess((v) => (isAbsent(v) ? undefined : toInt32(asText(v)!)), z.number().optional()).optional();
+  reader(
+    "looseInt",
+    z.preprocess((v) => (isAbsent(v) ? undefined : toInt32(asText(v)!)), z.number().optional()).optional(),
+  );
 
 /**
  * An int64 id read with `to_integer<int64>` (trailing garbage ignored, " 5" and "" are 0), kept as
  * its decimal text so no digit is lost. The reference reads query ids this way (answerCallbackQuery,
  * answerPreCheckoutQuery): a missing id is 0, which names no query.
  */
-export const int64Id = () => z.preprocess((v) => toInteger(isAbsent(v) ? "" : asText(v)!, 64).toString(), z.string());
+export const int64Id = () =>
+  reader(
+    "int64Id",
+    z.preprocess((v) => toInteger(isAbsent(v) ? "" : asText(v)!, 64).toString(), z.string()),
+  );
 
 /**
  * The reference's `to_bool` (Client.cpp at 01a3679, line 9357): lower-cased and trimmed of space,
  * tab, CR, LF, NUL and VT, then "true", "yes" or "1" is true, anything else false.
  */
 export const boolParam = () =>
-  z
-    .preprocess(
-      (v) => (isAbsent(v) ? undefined : ["true", "yes", "1"].includes(asText(v)!.toLowerCase().replace(TRIMMED, ""))),
-      z.boolean().optional(),
-    )
-    .optional();
+  reader(
+    "boolParam",
+    z
+      .preprocess(
+        (v) => (isAbsent(v) ? undefined : ["true", "yes", "1"].includes(asText(v)!.toLowerCase().replace(TRIMMED, ""))),
+        z.boolean().optional(),
+      )
+      .optional(),
+  );

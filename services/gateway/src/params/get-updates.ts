@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { looseInt } from "@starpost/shared";
+import { looseInt, reader } from "@starpost/shared";
 import { MAX_PENDING_UPDATES, readAllowedUpdatesParam } from "@starpost/update-log";
 
 /** The official server keeps a poll open at most this long (seconds). */
@@ -21,6 +21,6 @@ export const GetUpdatesParams = z.looseObject({
   offset: looseInt().transform((v) => Math.max(v ?? 0, -MAX_NEGATIVE_OFFSET)),
   limit: looseInt().transform((v) => clamp(v ?? 100, 1, 100)),
   timeout: looseInt().transform((v) => clamp(v ?? 0, 0, LONG_POLL_MAX_TIMEOUT)),
-  allowed_updates: z.unknown().optional().transform(readAllowedUpdatesParam),
+  allowed_updates: reader("readAllowedUpdatesParam", z.unknown().optional().transform(readAllowedUpdatesParam)),
 });
 export type GetUpdatesParams = z.infer<typeof GetUpdatesParams>;

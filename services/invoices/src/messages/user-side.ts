@@ -20,7 +20,12 @@ import { asUser, privateChatOf } from "../domain/people.ts";
 function senderJson(from: PlatformUser | undefined, chat: Chat): Record<string, unknown> | undefined {
   if (from) return asUser(from);
   if (chat.type !== "private") return undefined;
-  return asUser({ id: Number(chat.id), first_name: chat.first_name, last_name: chat.last_name, username: chat.username });
+  return asUser({
+    id: Number(chat.id),
+    first_name: chat.first_name,
+    last_name: chat.last_name,
+    username: chat.username,
+  });
 }
 
 /** `/command` and `/command@bot` at the start or after whitespace, as clients mark them. */

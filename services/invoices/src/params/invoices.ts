@@ -19,6 +19,7 @@ import {
   longField,
   stringField,
   chatIdParam,
+  reader,
   strictInt64,
 } from "@starpost/shared";
 
@@ -56,11 +57,14 @@ function parsePrices(raw: unknown): LabeledPrice[] | BotApiError {
 }
 
 const pricesParam = () =>
-  z.unknown().transform((raw, ctx) => {
-    const parsed = parsePrices(raw);
-    if (Array.isArray(parsed)) return parsed;
-    return fail(ctx, parsed);
-  });
+  reader(
+    "parsePrices",
+    z.unknown().transform((raw, ctx) => {
+      const parsed = parsePrices(raw);
+      if (Array.isArray(parsed)) return parsed;
+      return fail(ctx, parsed);
+    }),
+  );
 
 /** Fields of a product (sendInvoice and createInvoiceLink), in the official check order. */
 const productShape = {
@@ -73,13 +77,16 @@ const productShape = {
   // to_integer_safe<int64> (Client.cpp at 01a3679, line 11994): anything but an integer's exact
   // decimal form is an error.
   max_tip_amount: strictInt64(Errors.maxTipNotNumber),
-  suggested_tip_amounts: z
-    .unknown()
-    .transform((raw, ctx) => {
-      const tips = parseTips(raw);
-      return Array.isArray(tips) ? tips : fail(ctx, tips);
-    })
-    .optional(),
+  suggested_tip_amounts: reader(
+    "parseTips",
+    z
+      .unknown()
+      .transform((raw, ctx) => {
+        const tips = parseTips(raw);
+        return Array.isArray(tips) ? tips : fail(ctx, tips);
+      })
+      .optional(),
+  ),
   provider_data: optionalString(),
   photo_url: optionalString(),
   // get_integer_arg (line 12013): never an error.
@@ -280,10 +287,13 @@ export type AnswerPreCheckoutQueryParams = z.infer<typeof AnswerPreCheckoutQuery
 // The reference's get_user_id (Client.cpp at 01a3679, line 12452): max(to_integer<int64>, 0); 0,
 // a missing id included, is an invalid id.
 const userId = () =>
-  z.unknown().transform((v, ctx) => {
-    const id = toInteger(v === undefined ? "" : asText(v)!, 64);
-    return id > 0n ? Number(id) : fail(ctx, Errors.userIdInvalid());
-  });
+  reader(
+    "userId",
+    z.unknown().transform((v, ctx) => {
+      const id = toInteger(v === undefined ? "" : asText(v)!, 64);
+      return id > 0n ? Number(id) : fail(ctx, Errors.userIdInvalid());
+    }),
+  );
 
 export const RefundStarPaymentParams = z.object({
   user_id: userId(),

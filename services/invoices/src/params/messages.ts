@@ -12,6 +12,7 @@ import {
   longField,
   looseInt,
   optionalString,
+  reader,
   stringField,
   type BotApiError,
   type JsonValue,
@@ -129,9 +130,12 @@ function checkText(text: string | undefined, parseMode: string | undefined, rawE
 
 const textShape = {
   chat_id: chatIdParam(),
-  text: z.preprocess(
-    (v) => (v === "" || v === null ? undefined : typeof v === "number" ? String(v) : v),
-    z.string().optional().catch(undefined),
+  text: reader(
+    "textParam",
+    z.preprocess(
+      (v) => (v === "" || v === null ? undefined : typeof v === "number" ? String(v) : v),
+      z.string().optional().catch(undefined),
+    ),
   ),
   parse_mode: optionalString(),
   entities: optionalString(),

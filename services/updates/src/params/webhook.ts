@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { z } from "zod";
-import { Errors, parseWebhookUrl, boolParam, hasFile, looseInt, optionalString, fail } from "@starpost/shared";
+import { Errors, parseWebhookUrl, boolParam, hasFile, looseInt, optionalString, fail, reader } from "@starpost/shared";
 import { DEFAULT_MAX_CONNECTIONS } from "@starpost/runtime";
 import { readAllowedUpdatesParam } from "@starpost/update-log";
 
@@ -22,9 +22,9 @@ export const SetWebhookParams = z
     max_connections: looseInt(),
     ip_address: optionalString(),
     drop_pending_updates: boolParam(),
-    allowed_updates: z.unknown().optional(),
+    allowed_updates: reader("readAllowedUpdatesParam", z.unknown().optional()),
     // A file part, or `attach://<part>` naming one (hasFile): accepted and not used.
-    certificate: z.unknown().optional(),
+    certificate: reader("hasFile", z.unknown().optional()),
   })
   .superRefine((p, ctx) => {
     if (p.url === undefined) return;
