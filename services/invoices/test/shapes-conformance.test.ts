@@ -351,7 +351,7 @@ describe("object shapes against the reference's Json classes", () => {
     expect(problems).toEqual([]);
 
     // Values the shapes alone do not show: fields written only when set, the rewritten button.
-    const groupMessage = updates.find((u) => u.message?.chat.type === "group").message;
+    const groupMessage = updates.find((u) => u.message?.chat.type === "group")!.message;
     expect(groupMessage.from).toEqual({ id: 501, is_bot: false, first_name: "Ann", last_name: "Lee", username: "ann" });
     expect(groupMessage.chat).toMatchObject({ all_members_are_administrators: false });
     expect(sent.reply_markup.inline_keyboard[0]).toEqual([
@@ -359,7 +359,7 @@ describe("object shapes against the reference's Json classes", () => {
       { text: "Site", url: "https://example.com" },
     ]);
     expect(Object.keys(sent.reply_markup.inline_keyboard[0][0])).toEqual(["text", "callback_data"]);
-    const press = updates.find((u) => u.callback_query).callback_query;
+    const press = updates.find((u) => u.callback_query)!.callback_query;
     expect(press.data).toBe("buy");
   });
 

@@ -1,14 +1,14 @@
 import { z } from "zod";
 import { looseInt, reader } from "@starpost/shared";
-import { MAX_PENDING_UPDATES, readAllowedUpdatesParam } from "@starpost/update-log";
+import { readAllowedUpdatesParam } from "@starpost/update-log";
 
 /** The official server keeps a poll open at most this long (seconds). */
 export const LONG_POLL_MAX_TIMEOUT = 50;
 /**
- * A negative offset keeps the |offset| newest updates (do_get_updates, Client.cpp at 01a3679, line
- * 16326); no log holds more than MAX_PENDING_UPDATES, so beyond that it keeps them all.
+ * A negative offset keeps at most this many of the newest updates: the contract's limit (spec,
+ * getUpdates: "down to -10000"); the reference keeps |offset| (Client.cpp at 01a3679, line 16326).
  */
-export const MAX_NEGATIVE_OFFSET = MAX_PENDING_UPDATES;
+export const MAX_NEGATIVE_OFFSET = 10_000;
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
