@@ -78,7 +78,10 @@ export const REFERENCE_GETTERS: Record<string, Record<string, Getter>> = {
     allowed_updates: ["get_allowed_update_types", "16089, 16889"],
     certificate: ["get_webhook_certificate (a file part, or attach://)", "15745, 15976"],
   },
-  deleteWebhook: { drop_pending_updates: ["to_bool", "16006"] },
+  deleteWebhook: {
+    drop_pending_updates: ["to_bool", "15751"],
+    allowed_updates: ["get_allowed_update_types, when no webhook was set", "15762, 16889"],
+  },
   getWebhookInfo: {},
   sendInvoice: { ...product, ...sending, start_parameter: ["arg", "11978"] },
   createInvoiceLink: {

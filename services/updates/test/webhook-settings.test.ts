@@ -61,6 +61,25 @@ describe("setWebhook / deleteWebhook / getWebhookInfo", () => {
     expect((await api("setWebhook", { url: "http://127.0.0.1:9/other" })).body.description).toBe("Webhook was set");
   });
 
+  it("reads allowed_updates as the reference: a non-string keeps the setting; a delete that finds no webhook still saves it", async () => {
+    const bot = await newBot();
+    const allowed = async () => (await stack.redis.smembers(keys.allowedUpdates(bot.id))).sort();
+    // No webhook, nothing dropped: the "already deleted" branch saves allowed_updates (Client.cpp at 01a3679, line 15762).
+    const none = await bot.api("deleteWebhook", { allowed_updates: ["callback_query", "message"] });
+    expect(none.body.description).toBe("Webhook is already deleted");
+    expect(await allowed()).toEqual(["callback_query", "message"]);
+    // An element that is not a string keeps the previous setting (get_allowed_update_types, line 16913).
+    await bot.api("deleteWebhook", { allowed_updates: ["poll", 5] });
+    expect(await allowed()).toEqual(["callback_query", "message"]);
+    // Naming exactly the default set is the default.
+    await bot.api("deleteWebhook", { allowed_updates: [] });
+    expect(await allowed()).toEqual([]);
+    // A webhook removed: the branch that saves it is not taken.
+    await bot.api("setWebhook", { url: URL_A });
+    await bot.api("deleteWebhook", { allowed_updates: ["poll"] });
+    expect(await allowed()).toEqual([]);
+  });
+
   it("shows getWebhookInfo keys in the reference order and presence", async () => {
     const bot = await newBot();
     expect((await bot.api("getWebhookInfo")).body).toEqual({

@@ -61,8 +61,8 @@ export const updatesScripts = {
       result === "set" ? { result, pending: pending! } : { result },
   }),
   deleteWebhook: script("delete-webhook.lua", {
-    keys: { webhook: one(), status: one(), log: one() },
-    args: { drop: flag(), wakeChannel: one(), message: one() },
+    keys: { webhook: one(), status: one(), log: one(), allowedUpdates: one() },
+    args: { drop: flag(), wakeChannel: one(), message: one(), allowedMode: one(), kinds: rest() },
     /** true when a webhook was removed. */
     reply: done,
   }),

@@ -47,10 +47,16 @@ export const SetWebhookParams = z
   }));
 export type SetWebhookParams = z.infer<typeof SetWebhookParams>;
 
-/** deleteWebhook takes only drop_pending_updates. */
+/** deleteWebhook: drop_pending_updates, and allowed_updates, saved when there was no webhook to delete. */
 export const DeleteWebhookParams = z
-  .looseObject({ drop_pending_updates: boolParam() })
-  .transform((p) => ({ drop_pending_updates: p.drop_pending_updates ?? false }));
+  .looseObject({
+    drop_pending_updates: boolParam(),
+    allowed_updates: reader("readAllowedUpdatesParam", z.unknown().optional()),
+  })
+  .transform((p) => ({
+    drop_pending_updates: p.drop_pending_updates ?? false,
+    allowed_updates: readAllowedUpdatesParam(p.allowed_updates),
+  }));
 export type DeleteWebhookParams = z.infer<typeof DeleteWebhookParams>;
 
 export const GetWebhookInfoParams = z.object({});

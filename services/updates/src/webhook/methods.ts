@@ -18,7 +18,8 @@ export const WEBHOOK_METHODS = {
   deleteWebhook: row({
     params: DeleteWebhookParams,
     summary: "removes the webhook so getUpdates works again; drop_pending_updates",
-    handler: async (deps, { botId, params }) => answer(await deleteWebhook(deps, botId, params.drop_pending_updates)),
+    handler: async (deps, { botId, params }) =>
+      answer(await deleteWebhook(deps, botId, params.drop_pending_updates, params.allowed_updates)),
   }),
   getWebhookInfo: row({
     params: GetWebhookInfoParams,

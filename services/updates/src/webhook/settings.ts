@@ -15,16 +15,24 @@ export async function deleteWebhook(
   deps: WebhookDeps,
   botId: string,
   dropPendingUpdates: boolean,
+  allowedUpdates?: string[] | null,
 ): Promise<Outcome<true, never>> {
   const { redis } = deps;
   // Pending updates stay for getUpdates unless dropped (even when no webhook was set).
   const removed = await updatesScripts.deleteWebhook(
     redis,
-    { webhook: keys.webhook(botId), status: keys.webhookStatus(botId), log: keys.updateLog(botId) },
+    {
+      webhook: keys.webhook(botId),
+      status: keys.webhookStatus(botId),
+      log: keys.updateLog(botId),
+      allowedUpdates: keys.allowedUpdates(botId),
+    },
     {
       drop: dropPendingUpdates ? "1" : "0",
       wakeChannel: channels.wake.name(botId),
       message: channels.wake.encode({ kind: "webhook_deleted", botId }),
+      allowedMode: allowedMode(allowedUpdates),
+      kinds: allowedUpdates ?? [],
     },
   );
   // The registry of webhook bots is global (another slot): updated after the bot's own step, when
@@ -47,7 +55,7 @@ export async function setWebhook(
     | { outcome: "webhook_own_endpoint"; ip: string; port: number }
   >
 > {
-  if (p.url === "") return deleteWebhook(deps, botId, p.drop_pending_updates);
+  if (p.url === "") return deleteWebhook(deps, botId, p.drop_pending_updates, p.allowed_updates);
   const { redis } = deps;
 
   // The address is judged first (DNS is not Redis); the step applies the verdict after its own
