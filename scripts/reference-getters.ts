@@ -43,7 +43,8 @@ const sending: Record<string, Getter> = {
   direct_messages_topic_id: ["to_integer<int64>", "16131"],
   allow_paid_broadcast: ["to_bool", "16129"],
   message_effect_id: ["to_integer<int64>", "16130"],
-  suggested_post_parameters: ["get_input_suggested_post_info", "16132"],
+  suggested_post_parameters: ["get_input_suggested_post_info", "16132, 9831"],
+  business_connection_id: ["arg; check_business_connection_chat_id", "16121, 8319"],
 };
 
 /** get_input_message_text (line 11391) and get_formatted_text (11307). */
@@ -113,14 +114,22 @@ export const REFERENCE_GETTERS: Record<string, Record<string, Getter>> = {
     ...sending,
     ...text,
     link_preview_options: ["get_link_preview_options", "11362"],
-    business_connection_id: ["arg; check_business_connection_chat_id", "16121"],
+    disable_web_page_preview: ["to_bool, without link_preview_options", "11364"],
   },
-  editMessageText: { ...editTarget, ...text, reply_markup: ["get_reply_markup", "13508, 9697"] },
+  editMessageText: {
+    ...editTarget,
+    ...text,
+    reply_markup: ["get_reply_markup", "13508, 9697"],
+    business_connection_id: ["arg; check_business_connection_chat_id", "13505, 8319"],
+    link_preview_options: ["get_link_preview_options", "11362"],
+    disable_web_page_preview: ["to_bool, without link_preview_options", "11364"],
+  },
   editMessageReplyMarkup: {
     chat_id: ["arg; check_message; check_chat", "13750, 8413"],
     message_id: ["get_message_id", "13751, 12389"],
     inline_message_id: ["get_inline_message_id", "13755, 12443"],
     reply_markup: ["get_reply_markup", "13752, 9697"],
+    business_connection_id: ["arg; check_business_connection_chat_id", "13749, 8319"],
   },
   deleteMessage: {
     chat_id: ["arg; its own emptiness check", "13793, 13796"],

@@ -157,6 +157,16 @@ export const Errors = {
   inlineKeyboardNotArrays: () => bad('field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays'),
   inlineButtonInvalid: (detail: string) => bad(`can't parse inline keyboard button: ${detail}`),
   replyParametersNotObject: () => bad("object expected as reply parameters"),
+  linkPreviewOptionsJson: () => bad("can't parse link preview options JSON object"),
+  linkPreviewOptionsNotObject: () => bad("object expected as link preview options"),
+  suggestedPostJson: () => bad("can't parse suggested post parameters JSON object"),
+  suggestedPostNotObject: () => bad("object expected as suggested post parameters"),
+  suggestedPostTonAmount: () => bad("suggested post price must be divisible by 10000000 nanotoncoins"),
+  suggestedPostCurrency: () => bad("invalid suggested post price currency specified"),
+  /** Client.cpp's own texts, sent as they are (they begin with the prefix). */
+  businessChatIdEmpty: () => bad("chat identifier is empty"),
+  businessChatIdInvalid: () => bad("chat identifier must be a valid Integer"),
+  businessConnectionNotFound: () => bad("business connection not found"),
   /** A td field getter's own text (`Field "x" must be of type Boolean`, `Can't find field "x"`), as the reference prints it. */
   fieldInvalid: (detail: string) => bad(asReference(detail)),
   replyParametersJson: () => bad("can't parse reply parameters JSON object"),

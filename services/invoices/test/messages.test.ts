@@ -144,6 +144,13 @@ describe("sendMessage", () => {
     expect(await call("sendMessage", { chat_id: chatId, text: "hi", parse_mode: "BBCode" })).toMatchObject(
       bad("unsupported parse_mode"),
     );
+    // link_preview_options is read first (get_input_message_text, line 11391), for its errors.
+    expect(await call("sendMessage", { chat_id: chatId, link_preview_options: "{" })).toMatchObject(
+      bad("can't parse link preview options JSON object"),
+    );
+    expect(
+      await call("sendMessage", { chat_id: chatId, text: "hi", link_preview_options: { is_disabled: "yes" } }),
+    ).toMatchObject(bad('field "is_disabled" must be of type Boolean'));
     // Entities that do not parse are no entities (get_input_entities, line 11169); a bad one is an error.
     const unparsed = await call("sendMessage", { chat_id: chatId, text: "hi", entities: "[{" });
     expect(unparsed.status).toBe(200);

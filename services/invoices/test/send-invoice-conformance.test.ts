@@ -318,6 +318,27 @@ const CASES: [string, Params, number, string][] = [
     { ...valid, reply_markup: "{", reply_parameters: "[]" },
     ...bad("object expected as reply parameters"),
   ],
+  // Sending options starpost does not act on, read for their errors (Client.cpp at 01a3679).
+  [
+    "suggested_post_parameters not JSON",
+    { ...valid, suggested_post_parameters: "{" },
+    ...bad("can't parse suggested post parameters JSON object"),
+  ],
+  [
+    "suggested_post_parameters with a price in another currency",
+    { ...valid, suggested_post_parameters: { price: { currency: "USD", amount: 5 } } },
+    ...bad("invalid suggested post price currency specified"),
+  ],
+  [
+    "a business connection with an @username",
+    { ...valid, chat_id: "@channel_shop", business_connection_id: "abc" },
+    ...bad("chat identifier must be a valid Integer"),
+  ],
+  [
+    "a business connection starpost does not have",
+    { ...valid, business_connection_id: "abc" },
+    ...bad("business connection not found"),
+  ],
   [
     "reply_parameters without message_id",
     { ...valid, reply_parameters: { chat_id: 5 } },
@@ -619,6 +640,7 @@ describe("createInvoiceLink", () => {
       ...bad("STARS_INVOICE_INVALID"),
     ],
     ["a week-long subscription", { ...product, subscription_period: 604800 }, ...bad("SUBSCRIPTION_PERIOD_INVALID")],
+    ["a business connection", { ...product, business_connection_id: "b1" }, ...bad("business connection not found")],
   ];
 
   for (const encoding of ENCODINGS) {
@@ -631,7 +653,12 @@ describe("createInvoiceLink", () => {
           body: { ok: false, error_code: status, description },
         });
       }
-      for (const params of [product, { ...product, subscription_period: 2592000 }]) {
+      // A negative period is 0 (get_integer_arg(…, 0, 0), line 12034): a plain link.
+      for (const params of [
+        product,
+        { ...product, subscription_period: 2592000 },
+        { ...product, subscription_period: -5 },
+      ]) {
         const r = await callIn(stack, bot.token, "createInvoiceLink", params, encoding);
         expect(r.status).toBe(200);
         expect(r.body.result).toMatch(/^https:\/\/t\.me\/\$[A-Za-z0-9_-]+$/);

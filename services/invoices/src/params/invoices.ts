@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { readReplyMarkup, readReplyParameters, type InlineKeyboardMarkup } from "./markup.ts";
+import { checkBusinessConnection, checkSuggestedPost } from "./options.ts";
 import {
   BotApiError,
   Errors,
@@ -221,6 +222,7 @@ export const sendingShape = {
   allow_paid_broadcast: boolParam(),
   message_effect_id: optionalString(),
   suggested_post_parameters: optionalString(),
+  business_connection_id: optionalString(),
 };
 
 export const SendInvoiceParams = z
@@ -233,8 +235,12 @@ export const SendInvoiceParams = z
     // do_send_message reads the reply and the markup before the chat and TDLib's checks.
     const reply = readReplyParameters(p.reply_parameters, p);
     if (isError(reply)) return fail(ctx, reply);
+    const suggested = checkSuggestedPost(p.suggested_post_parameters);
+    if (suggested) return fail(ctx, suggested);
     const parsedMarkup = readReplyMarkup(p.reply_markup);
     if (isError(parsedMarkup)) return fail(ctx, parsedMarkup);
+    const business = checkBusinessConnection(p.business_connection_id, p.chat_id);
+    if (business) return fail(ctx, business);
     const product = checkProduct(p);
     if (isError(product)) return fail(ctx, product);
     const markup = checkInvoiceMarkup(parsedMarkup);
@@ -261,6 +267,8 @@ export const CreateInvoiceLinkParams = z
     subscription_period: looseInt(),
   })
   .transform((p, ctx) => {
+    // process_create_invoice_link_query: the product's own reading, then the business connection.
+    if (p.business_connection_id !== undefined) return fail(ctx, Errors.businessConnectionNotFound());
     const product = checkProduct(p);
     if (isError(product)) return fail(ctx, product);
     // get_integer_arg(…, 0, 0) (line 12034): a negative period is 0, no subscription.

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { entityJson, parseEntities, type MessageEntity, type ParseMode } from "./entities.ts";
 import { chatIdParam, isError, sendingShape } from "./invoices.ts";
 import { readReplyMarkup, readReplyParameters } from "./markup.ts";
+import { checkLinkPreviewOptions, checkSuggestedPost, checkBusinessConnection } from "./options.ts";
 import {
   decodeJson,
   Errors,
@@ -10,6 +11,7 @@ import {
   isJsonObject,
   JsonFieldError,
   longField,
+  boolParam,
   looseInt,
   optionalString,
   reader,
@@ -146,18 +148,25 @@ export const SendMessageParams = z
   .object({
     ...sendingShape,
     ...textShape,
-    // Accepted and without effect in starpost.
+    // Read for their errors, without effect in starpost.
     link_preview_options: optionalString(),
-    business_connection_id: optionalString(),
+    disable_web_page_preview: boolParam(),
   })
   .transform((p, ctx) => {
-    // process_send_message_query's order: the text, then do_send_message's reply and markup.
+    // process_send_message_query's order: the link preview and the text, then do_send_message's
+    // reply, suggested post, markup and business connection.
+    const preview = checkLinkPreviewOptions(p.link_preview_options);
+    if (preview) return fail(ctx, preview);
     const text = checkText(p.text, p.parse_mode, p.entities);
     if (isError(text)) return fail(ctx, text);
     const reply = readReplyParameters(p.reply_parameters, p);
     if (isError(reply)) return fail(ctx, reply);
+    const suggested = checkSuggestedPost(p.suggested_post_parameters);
+    if (suggested) return fail(ctx, suggested);
     const markup = readReplyMarkup(p.reply_markup);
     if (isError(markup)) return fail(ctx, markup);
+    const business = checkBusinessConnection(p.business_connection_id, p.chat_id);
+    if (business) return fail(ctx, business);
     return {
       chat_id: p.chat_id ?? "",
       text: text.text,
@@ -174,6 +183,7 @@ const target = {
   chat_id: chatIdParam(),
   message_id: looseInt(),
   inline_message_id: optionalString(),
+  business_connection_id: optionalString(),
 };
 
 /**
@@ -182,23 +192,39 @@ const target = {
  * "message identifier is not specified"); otherwise the chat must be given. A message id of 0 is
  * looked up like any other (and not found), after the chat.
  */
-function checkEditTarget(p: { chat_id?: string; message_id?: number; inline_message_id?: string }) {
+function checkEditTarget(p: {
+  chat_id?: string;
+  message_id?: number;
+  inline_message_id?: string;
+  business_connection_id?: string;
+}) {
   const messageId = Math.max(p.message_id ?? 0, 0);
   if (p.chat_id === undefined && messageId === 0)
     return p.inline_message_id === undefined ? Errors.messageIdInvalid() : Errors.inlineMessagesUnsupported();
+  const business = checkBusinessConnection(p.business_connection_id, p.chat_id);
+  if (business) return business;
   if (p.chat_id === undefined) return Errors.chatIdEmpty();
   return { chat_id: p.chat_id, message_id: messageId };
 }
 
-export const EditMessageTextParams = z.object({ ...target, ...textShape }).transform((p, ctx) => {
-  const text = checkText(p.text, p.parse_mode, p.entities);
-  if (isError(text)) return fail(ctx, text);
-  const markup = readReplyMarkup(p.reply_markup);
-  if (isError(markup)) return fail(ctx, markup);
-  const where = checkEditTarget(p);
-  if (isError(where)) return fail(ctx, where);
-  return { ...where, text: text.text, entities: text.entities, reply_markup: markup };
-});
+export const EditMessageTextParams = z
+  .object({
+    ...target,
+    ...textShape,
+    link_preview_options: optionalString(),
+    disable_web_page_preview: boolParam(),
+  })
+  .transform((p, ctx) => {
+    const preview = checkLinkPreviewOptions(p.link_preview_options);
+    if (preview) return fail(ctx, preview);
+    const text = checkText(p.text, p.parse_mode, p.entities);
+    if (isError(text)) return fail(ctx, text);
+    const markup = readReplyMarkup(p.reply_markup);
+    if (isError(markup)) return fail(ctx, markup);
+    const where = checkEditTarget(p);
+    if (isError(where)) return fail(ctx, where);
+    return { ...where, text: text.text, entities: text.entities, reply_markup: markup };
+  });
 export type EditMessageTextParams = z.infer<typeof EditMessageTextParams>;
 
 export const EditMessageReplyMarkupParams = z
