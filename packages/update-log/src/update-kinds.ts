@@ -114,7 +114,8 @@ export const DEFAULT_ALLOWED: readonly string[] = ALLOWED_UPDATE_NAMES.filter((n
  */
 export function normaliseAllowedUpdates(names: readonly unknown[]): string[] | undefined | "keep" {
   if (!names.every((n) => typeof n === "string")) return "keep";
-  const wanted = new Set((names as string[]).map((n) => n.toLowerCase()));
+  // ASCII letters only, as td's to_lower_inplace (no "K" for the Kelvin sign).
+  const wanted = new Set((names as string[]).map((n) => n.replace(/[A-Z]/g, (c) => c.toLowerCase())));
   const matched = ALLOWED_UPDATE_NAMES.filter((n) => wanted.has(n));
   if (matched.length === 0 || sameList(matched, DEFAULT_ALLOWED)) return undefined;
   return matched;

@@ -52,7 +52,8 @@ describe("wake messages", () => {
     const callback = { id: "1", from: { id: 5, is_bot: false, first_name: "A" }, chat_instance: "1", data: "x" };
     expect((await appendUpdate({ redis, deliveryQueue }, botId, "callback_query", callback)).outcome).toBe("appended");
     await eventually(() => heard.length >= 2, 10_000, "the grew message");
-    const json = `[{"update_id":1,"callback_query":${JSON.stringify(callback)}}]`;
+    // The update as the reference writes it (JsonUpdate, WebhookActor.h at 01a3679, line 230): a newline after the id.
+    const json = `[{"update_id":1,\n"callback_query":${JSON.stringify(callback)}}]`;
     expect(channels.wake.decode(heard[1]!)).toEqual({ kind: "grew", botId, updates: { firstId: 1, count: 1, json } });
   });
 

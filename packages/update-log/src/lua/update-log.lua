@@ -41,7 +41,8 @@ local function log_append(log, kind, opt_in, queue, expiry, payload)
   if not allowed then return "not_allowed" end
   if log.pending >= log.cap then return "too_many_pending" end
   local id = redis.call("INCR", log.k[2])
-  local json = '{"update_id":' .. id .. ',"' .. kind .. '":' .. payload .. '}'
+  -- JsonUpdate's bytes (WebhookActor.h at 01a3679, line 230): a newline after the id's comma.
+  local json = '{"update_id":' .. id .. ',\n"' .. kind .. '":' .. payload .. '}'
   entry_write(log.k[1], id, kind, queue, expiry, json)
   log.first_id = log.first_id or id
   if log.carried then
