@@ -130,6 +130,13 @@ describe("sendMessage", () => {
       bad("text must be non-empty"),
     );
     expect(await call("sendMessage", { chat_id: chatId, text: " \n " })).toMatchObject(bad("text must be non-empty"));
+    // TDLib trims spaces and newlines (fix_formatted_text): at the end, cutting entities; at the
+    // start, up to the first entity.
+    const trimmed = await call("sendMessage", { chat_id: chatId, text: "\n  <b>hi</b> there \n", parse_mode: "HTML" });
+    expect(trimmed.body.result).toMatchObject({ text: "hi there", entities: [{ offset: 0, length: 2, type: "bold" }] });
+    const kept = await call("sendMessage", { chat_id: chatId, text: " <b> x </b> ", parse_mode: "HTML" });
+    expect(kept.body.result).toMatchObject({ text: " x", entities: [{ offset: 0, length: 2, type: "bold" }] });
+    expect((await call("sendMessage", { chat_id: chatId, text: "\tx\t" })).body.result.text).toBe("\tx\t");
     expect(await call("sendMessage", { chat_id: chatId, text: "x".repeat(32_769) })).toMatchObject(
       bad("text is too long"),
     );
@@ -174,8 +181,8 @@ describe("sendMessage", () => {
     expect(await call("editMessageText", { message_id: 1, text: "x" })).toMatchObject(bad("chat_id is empty"));
     // The text is read first (process_edit_message_text_query, line 13503).
     expect(await call("editMessageText", {})).toMatchObject(bad("message text is empty"));
-    // The two sends that succeeded: "😀"×4096 and the one whose entities did not parse.
-    expect((await history(bot.id, chatId)).result.messages).toHaveLength(2);
+    // The sends that succeeded: "😀"×4096, the three trimmed ones and the one whose entities did not parse.
+    expect((await history(bot.id, chatId)).result.messages).toHaveLength(5);
   });
 });
 

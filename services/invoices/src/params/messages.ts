@@ -125,9 +125,33 @@ function checkText(text: string | undefined, parseMode: string | undefined, rawE
     if (isError(entities)) return entities;
     parsed = { text, entities };
   }
-  if (parsed.text.trim() === "") return Errors.textMustBeNonEmpty();
-  if ([...parsed.text].length > MAX_TEXT) return Errors.messageTooLong();
-  return parsed;
+  const trimmed = trimText(parsed.text, parsed.entities);
+  if (trimmed === undefined) return Errors.textMustBeNonEmpty();
+  if ([...trimmed.text].length > MAX_TEXT) return Errors.messageTooLong();
+  return trimmed;
+}
+
+const isBlank = (c: string | undefined) => c === " " || c === "\n";
+
+/**
+ * TDLib's trim of a message text (fix_formatted_text, MessageEntity.cpp): spaces and newlines
+ * at the end go, entities cut to what is left; spaces and newlines at the start go up to the
+ * first entity, entities moved back. Undefined when nothing else is left ("text must be non-empty").
+ */
+function trimText(text: string, entities: MessageEntity[]): { text: string; entities: MessageEntity[] } | undefined {
+  let end = text.length;
+  while (end > 0 && isBlank(text[end - 1])) end--;
+  if (end === 0) return undefined;
+  const kept = entities
+    .filter((e) => e.offset < end)
+    .map((e) => (e.offset + e.length > end ? { ...e, length: end - e.offset } : e));
+  const firstEntity = kept.length === 0 ? end : Math.min(...kept.map((e) => e.offset));
+  let start = 0;
+  while (start < firstEntity && isBlank(text[start])) start++;
+  return {
+    text: text.slice(start, end),
+    entities: start === 0 ? kept : kept.map((e) => ({ ...e, offset: e.offset - start })),
+  };
 }
 
 const textShape = {
