@@ -98,7 +98,8 @@ export const keys = {
   /**
    * Hash: `<chat id>:<message id>` -> Message JSON. The chats' histories: the bot's messages
    * (current text and markup; deleted ones gone), the user's and service messages. A chat's
-   * history is read in message_id order, 1..messageSeq.
+   * history is read in message_id order, 1..messageSeq. A bot message sent as a reply also has
+   * `<chat id>:<message id>:reply` -> the id of the message it replies to.
    */
   messages: (botId: string | number) => `${PREFIX}:messages:${tag(botId)}`,
   /** String with TTL: the bot's answerCallbackQuery for a press, as JSON `{text, show_alert, url}`. */

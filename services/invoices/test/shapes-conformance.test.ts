@@ -245,6 +245,7 @@ describe("object shapes against the reference's Json classes", () => {
         chat_id: 501,
         text: "<b>Pick</b> one <a href='https://example.com'>here</a>",
         parse_mode: "HTML",
+        reply_parameters: { message_id: 1 },
         reply_markup: {
           inline_keyboard: [
             [
@@ -361,6 +362,12 @@ describe("object shapes against the reference's Json classes", () => {
     expect(Object.keys(sent.reply_markup.inline_keyboard[0][0])).toEqual(["text", "callback_data"]);
     const press = updates.find((u) => u.callback_query)!.callback_query;
     expect(press.data).toBe("buy");
+    // The pressed message shows the message it replied to (need_reply, line 4896); a replied-to
+    // message never carries its own reply.
+    expect(press.message.reply_to_message).toMatchObject({ message_id: 1, text: "hello" });
+    expect(sent.reply_to_message).toMatchObject({ message_id: 1, text: "hello" });
+    expect(invoice.reply_to_message.message_id).toBe(sent.message_id);
+    expect(invoice.reply_to_message.reply_to_message).toBeUndefined();
   });
 
   it("getWebhookInfo conforms, with allowed_updates in the reference's UpdateType order", async () => {

@@ -5,7 +5,8 @@
   this step fills in its marks (fill.lua): message_id, chat (the stored Chat), sender (the `from`
   or `sender_chat` member, by chat type) and reply (the `reply_to_message` member, answer only).
   KEYS[1] chats: chats hash (id -> Chat JSON)      KEYS[2] chatUsernames: chat usernames hash (lower name -> id)
-  KEYS[3] messageSeq: message_id counters hash     KEYS[4] messages: messages hash (<chat>:<msg> -> Message JSON)
+  KEYS[3] messageSeq: message_id counters hash     KEYS[4] messages: messages hash (<chat>:<msg> -> Message JSON,
+    <chat>:<msg>:reply -> the id of the message it replies to)
   KEYS[5] invoices: invoices hash (<chat>:<msg> -> invoice record JSON)
   ARGV[1] chatId: chat_id as given (id or @username)   ARGV[2] message: the Message template
   ARGV[3] from: the sender member in a private chat    ARGV[4] senderChat: the sender member in a channel
@@ -45,9 +46,12 @@ local message_id = redis.call("HINCRBY", KEYS[3], chat_id, 1)
 local values = { message_id = message_id, chat = chat, reply = "" }
 values.sender = fill(chat_type == "private" and ARGV[3] or ARGV[4], values)
 local field = chat_id .. ":" .. message_id
--- Stored without reply_to_message: a replied-to message never carries its own reply.
+-- Stored without reply_to_message: a replied-to message never carries its own reply. The
+-- replied message's id is kept beside it (`<field>:reply`), for the copies that show it (a
+-- callback query's message).
 local message = fill(ARGV[2], values)
 redis.call("HSET", KEYS[4], field, message)
+if replied then redis.call("HSET", KEYS[4], field .. ":reply", ARGV[7]) end
 if ARGV[6] ~= "" then redis.call("HSET", KEYS[5], field, ARGV[6]) end
 redis.call("SPUBLISH", ARGV[10], ARGV[11] .. ":" .. chat_id)
 if replied then

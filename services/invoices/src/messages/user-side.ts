@@ -28,6 +28,21 @@ function senderJson(from: PlatformUser | undefined, chat: Chat): Record<string, 
   });
 }
 
+/**
+ * A callback query's message as JsonMessage writes it with need_reply (Client.cpp at 01a3679, line
+ * 4896): the message it replies to, if that still exists, after `date` (and `edit_date`).
+ */
+function withReply(message: Record<string, unknown>, replied: string | null): Record<string, unknown> {
+  if (!replied) return message;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(message)) {
+    out[k] = v;
+    if (k === (message.edit_date === undefined ? "date" : "edit_date"))
+      out.reply_to_message = JSON.parse(replied) as unknown;
+  }
+  return out;
+}
+
 /** `/command` and `/command@bot` at the start or after whitespace, as clients mark them. */
 function commandEntities(text: string) {
   const out: { offset: number; length: number; type: "bot_command" }[] = [];
@@ -143,9 +158,11 @@ export async function pressButton(
 > {
   const chat = await findChat(d.redis, botId, chatId);
   if (!chat) return { outcome: "chat_unknown", chat_id: chatId };
-  const json = await d.redis.hget(keys.messages(botId), `${chat.id}:${body.message_id}`);
-  if (json === null) return { outcome: "message_unknown", message_id: body.message_id };
-  const message = JSON.parse(json) as Record<string, unknown>;
+  const field = `${chat.id}:${body.message_id}`;
+  const [json, replyTo] = await d.redis.hmget(keys.messages(botId), field, `${field}:reply`);
+  if (!json) return { outcome: "message_unknown", message_id: body.message_id };
+  const replied = replyTo ? await d.redis.hget(keys.messages(botId), `${chat.id}:${replyTo}`) : null;
+  const message = withReply(JSON.parse(json) as Record<string, unknown>, replied);
   if (!isBotMessage(message, botId)) return { outcome: "not_bot_message", message_id: body.message_id };
   if (!hasButton(message, body.data)) return { outcome: "button_unknown", data: body.data };
   const user = senderJson(body.from, chat);
