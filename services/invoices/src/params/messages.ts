@@ -2,6 +2,7 @@ import { z } from "zod";
 import { entityJson, parseEntities, type MessageEntity, type ParseMode } from "./entities.ts";
 import { chatIdParam, isError, sendingShape } from "./invoices.ts";
 import { readReplyMarkup, readReplyParameters } from "./markup.ts";
+import { withFoundEntities } from "./find-entities.ts";
 import { checkLinkPreviewOptions, checkSuggestedPost, checkBusinessConnection } from "./options.ts";
 import {
   decodeJson,
@@ -128,7 +129,7 @@ function checkText(text: string | undefined, parseMode: string | undefined, rawE
   const trimmed = trimText(parsed.text, parsed.entities);
   if (trimmed === undefined) return Errors.textMustBeNonEmpty();
   if ([...trimmed.text].length > MAX_TEXT) return Errors.messageTooLong();
-  return trimmed;
+  return { text: trimmed.text, entities: withFoundEntities(trimmed.text, trimmed.entities).map(entityJson) };
 }
 
 const isBlank = (c: string | undefined) => c === " " || c === "\n";
