@@ -128,6 +128,9 @@ function checkUrlLikeReference(raw: string): string | undefined {
  * parsing would read as host "hook", is invalid), then WHATWG URL, which delivery uses. Like the
  * official server, a URL without a scheme is taken as https. Returns undefined for anything else.
  */
+/** td's parse_url alone (the reference's `invalid webhook URL specified` check, Client.cpp at 01a3679, line 16014). */
+export const isWebhookUrlLike = (raw: string): boolean => checkUrlLikeReference(raw) !== undefined;
+
 export function parseWebhookUrl(raw: string): URL | undefined {
   const text = checkUrlLikeReference(raw);
   if (text === undefined) return undefined;

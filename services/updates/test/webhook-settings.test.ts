@@ -161,6 +161,15 @@ describe("setWebhook / deleteWebhook / getWebhookInfo", () => {
       [{ url: URL_A, secret_token: "abc def" }, "Bad Request: secret token contains unallowed characters"],
       [{ url: URL_A, secret_token: "ключ" }, "Bad Request: secret token contains unallowed characters"],
       [{ url: URL_A, ip_address: "300.1.1.1" }, "Bad Request: bad webhook: Invalid IP address specified"],
+      // td's parse_url takes it; resolving the host is what fails (Client.cpp at 01a3679, line 15961).
+      [
+        { url: "https://1.2.3.256/hook" },
+        "Bad Request: bad webhook: Failed to resolve host: Name or service not known",
+      ],
+      [
+        { url: "https://1.2.3.256/hook", secret_token: "a b" },
+        "Bad Request: secret token contains unallowed characters",
+      ],
     ];
     for (const [params, description] of cases) {
       const r = await api("setWebhook", params);

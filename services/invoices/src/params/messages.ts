@@ -167,41 +167,39 @@ const textShape = {
   parse_mode: optionalString(),
   entities: optionalString(),
   reply_markup: optionalString(),
+  // Read for their errors, without effect in starpost.
+  link_preview_options: optionalString(),
+  disable_web_page_preview: boolParam(),
 };
 
-export const SendMessageParams = z
-  .object({
-    ...sendingShape,
-    ...textShape,
-    // Read for their errors, without effect in starpost.
-    link_preview_options: optionalString(),
-    disable_web_page_preview: boolParam(),
-  })
-  .transform((p, ctx) => {
-    // process_send_message_query's order: the link preview and the text, then do_send_message's
-    // reply, suggested post, markup and business connection.
-    const preview = checkLinkPreviewOptions(p.link_preview_options);
-    if (preview) return fail(ctx, preview);
-    const text = checkText(p.text, p.parse_mode, p.entities);
-    if (isError(text)) return fail(ctx, text);
-    const reply = readReplyParameters(p.reply_parameters, p);
-    if (isError(reply)) return fail(ctx, reply);
-    const suggested = checkSuggestedPost(p.suggested_post_parameters);
-    if (suggested) return fail(ctx, suggested);
-    const markup = readReplyMarkup(p.reply_markup);
-    if (isError(markup)) return fail(ctx, markup);
-    const business = checkBusinessConnection(p.business_connection_id, p.chat_id);
-    if (business) return fail(ctx, business);
-    return {
-      chat_id: p.chat_id ?? "",
-      text: text.text,
-      entities: text.entities,
-      reply_markup: markup,
-      reply_parameters: reply,
-      protect_content: p.protect_content === true,
-      disable_notification: p.disable_notification === true,
-    };
-  });
+/** get_input_message_text (line 11391): the link preview options first, then the text. */
+function readMessageText(p: { link_preview_options?: string; text?: string; parse_mode?: string; entities?: string }) {
+  return checkLinkPreviewOptions(p.link_preview_options) ?? checkText(p.text, p.parse_mode, p.entities);
+}
+
+export const SendMessageParams = z.object({ ...sendingShape, ...textShape }).transform((p, ctx) => {
+  // process_send_message_query's order: the text, then do_send_message's reply, suggested
+  // post, markup and business connection.
+  const text = readMessageText(p);
+  if (isError(text)) return fail(ctx, text);
+  const reply = readReplyParameters(p.reply_parameters, p);
+  if (isError(reply)) return fail(ctx, reply);
+  const suggested = checkSuggestedPost(p.suggested_post_parameters);
+  if (suggested) return fail(ctx, suggested);
+  const markup = readReplyMarkup(p.reply_markup);
+  if (isError(markup)) return fail(ctx, markup);
+  const business = checkBusinessConnection(p.business_connection_id, p.chat_id);
+  if (business) return fail(ctx, business);
+  return {
+    chat_id: p.chat_id ?? "",
+    text: text.text,
+    entities: text.entities,
+    reply_markup: markup,
+    reply_parameters: reply,
+    protect_content: p.protect_content === true,
+    disable_notification: p.disable_notification === true,
+  };
+});
 export type SendMessageParams = z.infer<typeof SendMessageParams>;
 
 const target = {
@@ -232,24 +230,15 @@ function checkEditTarget(p: {
   return { chat_id: p.chat_id, message_id: messageId };
 }
 
-export const EditMessageTextParams = z
-  .object({
-    ...target,
-    ...textShape,
-    link_preview_options: optionalString(),
-    disable_web_page_preview: boolParam(),
-  })
-  .transform((p, ctx) => {
-    const preview = checkLinkPreviewOptions(p.link_preview_options);
-    if (preview) return fail(ctx, preview);
-    const text = checkText(p.text, p.parse_mode, p.entities);
-    if (isError(text)) return fail(ctx, text);
-    const markup = readReplyMarkup(p.reply_markup);
-    if (isError(markup)) return fail(ctx, markup);
-    const where = checkEditTarget(p);
-    if (isError(where)) return fail(ctx, where);
-    return { ...where, text: text.text, entities: text.entities, reply_markup: markup };
-  });
+export const EditMessageTextParams = z.object({ ...target, ...textShape }).transform((p, ctx) => {
+  const text = readMessageText(p);
+  if (isError(text)) return fail(ctx, text);
+  const markup = readReplyMarkup(p.reply_markup);
+  if (isError(markup)) return fail(ctx, markup);
+  const where = checkEditTarget(p);
+  if (isError(where)) return fail(ctx, where);
+  return { ...where, text: text.text, entities: text.entities, reply_markup: markup };
+});
 export type EditMessageTextParams = z.infer<typeof EditMessageTextParams>;
 
 export const EditMessageReplyMarkupParams = z

@@ -1,6 +1,16 @@
 import { isIP } from "node:net";
 import { z } from "zod";
-import { Errors, parseWebhookUrl, boolParam, hasFile, looseInt, optionalString, fail, reader } from "@starpost/shared";
+import {
+  Errors,
+  isWebhookUrlLike,
+  parseWebhookUrl,
+  boolParam,
+  hasFile,
+  looseInt,
+  optionalString,
+  fail,
+  reader,
+} from "@starpost/shared";
 import { DEFAULT_MAX_CONNECTIONS } from "@starpost/runtime";
 import { readAllowedUpdatesParam } from "@starpost/update-log";
 
@@ -28,12 +38,15 @@ export const SetWebhookParams = z
   })
   .superRefine((p, ctx) => {
     if (p.url === undefined) return;
-    if (!parseWebhookUrl(p.url)) return fail(ctx, Errors.webhookUrlInvalid());
+    if (!isWebhookUrlLike(p.url)) return fail(ctx, Errors.webhookUrlInvalid());
     const secret = p.secret_token ?? "";
     // Bytes, as the reference counts (so 200 "é" are too long, not unallowed characters).
     if (Buffer.byteLength(secret, "utf8") > MAX_SECRET_TOKEN) return fail(ctx, Errors.secretTokenTooLong());
     if (!SECRET_TOKEN.test(secret)) return fail(ctx, Errors.secretTokenChars());
     if (p.ip_address !== undefined && !isIP(p.ip_address)) return fail(ctx, Errors.webhookIpInvalid());
+    // A URL td's parser takes but whose host no resolver can (`https://1.2.3.256/`): the reference
+    // fails later, resolving it (line 15961).
+    if (!parseWebhookUrl(p.url)) return fail(ctx, Errors.webhookHostUnresolved());
   })
   .transform((p) => ({
     url: p.url ?? "",
