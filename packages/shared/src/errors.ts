@@ -157,6 +157,8 @@ export const Errors = {
   inlineKeyboardNotArrays: () => bad('field "inline_keyboard" of the InlineKeyboardMarkup must be an Array of Arrays'),
   inlineButtonInvalid: (detail: string) => bad(`can't parse inline keyboard button: ${detail}`),
   replyParametersNotObject: () => bad("object expected as reply parameters"),
+  /** TDLib's, for an edit given a reply keyboard, its removal or a forced reply. */
+  inlineKeyboardExpected: () => bad("inline keyboard expected"),
   linkPreviewOptionsJson: () => bad("can't parse link preview options JSON object"),
   linkPreviewOptionsNotObject: () => bad("object expected as link preview options"),
   suggestedPostJson: () => bad("can't parse suggested post parameters JSON object"),

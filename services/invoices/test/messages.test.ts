@@ -229,6 +229,11 @@ describe("editMessageText, editMessageReplyMarkup, deleteMessage", () => {
     expect(await call("editMessageText", { chat_id: chatId, message_id: 77, text: "x" })).toMatchObject(
       bad("message to edit not found"),
     );
+    // An edit takes an inline keyboard only (TDLib's ReplyMarkup.cpp); a send takes any kind and shows none.
+    for (const other of [{ keyboard: [["Yes"]] }, { remove_keyboard: true }, { force_reply: true }])
+      expect(
+        await call("editMessageReplyMarkup", { chat_id: chatId, message_id: sent.message_id, reply_markup: other }),
+      ).toMatchObject(bad("inline keyboard expected"));
 
     const shown = (await history(bot.id, chatId)).result.messages;
     expect(shown).toEqual([marked.body.result]);

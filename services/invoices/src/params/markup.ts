@@ -153,9 +153,13 @@ const KEYBOARD_FLAGS = [
 /**
  * reply_markup: an inline keyboard to show, undefined for none (absent, empty, or another kind of
  * markup: a reply keyboard, its removal or a forced reply are read, checked and not shown), or the
- * reference's error.
+ * reference's error. `inlineOnly` (the edits): another kind is TDLib's `inline keyboard expected`
+ * (ReplyMarkup.cpp, get_reply_markup).
  */
-export function readReplyMarkup(raw: string | undefined): InlineKeyboardMarkup | undefined | BotApiError {
+export function readReplyMarkup(
+  raw: string | undefined,
+  inlineOnly = false,
+): InlineKeyboardMarkup | undefined | BotApiError {
   if (raw === undefined || raw === "") return undefined;
   const value = decodeJson(raw);
   if (value === undefined) return Errors.replyMarkupJson();
@@ -182,9 +186,12 @@ export function readReplyMarkup(raw: string | undefined): InlineKeyboardMarkup |
     }
     if (buttons.length > 0) rows.push(buttons);
   }
+  let otherKind = false;
   for (const flag of KEYBOARD_FLAGS) {
     const b = boolField(value, flag, false);
     if (failed(b)) return Errors.fieldInvalid(b.message);
+    // A removal or a forced reply, when there is no keyboard of either kind.
+    if (b && flag !== "personal_keyboard" && flag !== "selective") otherKind = true;
   }
   const placeholder = stringField(value, "input_field_placeholder", "");
   if (failed(placeholder)) return Errors.fieldInvalid(placeholder.message);
@@ -193,8 +200,10 @@ export function readReplyMarkup(raw: string | undefined): InlineKeyboardMarkup |
       const b = boolField(value, flag, false);
       if (failed(b)) return Errors.fieldInvalid(b.message);
     }
-    return undefined; // a reply keyboard wins over an inline one, as in the reference
+    // A reply keyboard wins over an inline one, as in the reference.
+    return inlineOnly ? Errors.inlineKeyboardExpected() : undefined;
   }
+  if (inlineOnly && otherKind && (inline ?? []).length === 0) return Errors.inlineKeyboardExpected();
   for (const row of rows)
     for (const b of row)
       if (typeof b.callback_data === "string" && Buffer.byteLength(b.callback_data) > MAX_CALLBACK_DATA_BYTES)

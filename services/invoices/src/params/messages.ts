@@ -233,7 +233,7 @@ function checkEditTarget(p: {
 export const EditMessageTextParams = z.object({ ...target, ...textShape }).transform((p, ctx) => {
   const text = readMessageText(p);
   if (isError(text)) return fail(ctx, text);
-  const markup = readReplyMarkup(p.reply_markup);
+  const markup = readReplyMarkup(p.reply_markup, true);
   if (isError(markup)) return fail(ctx, markup);
   const where = checkEditTarget(p);
   if (isError(where)) return fail(ctx, where);
@@ -244,7 +244,7 @@ export type EditMessageTextParams = z.infer<typeof EditMessageTextParams>;
 export const EditMessageReplyMarkupParams = z
   .object({ ...target, reply_markup: optionalString() })
   .transform((p, ctx) => {
-    const markup = readReplyMarkup(p.reply_markup);
+    const markup = readReplyMarkup(p.reply_markup, true);
     if (isError(markup)) return fail(ctx, markup);
     const where = checkEditTarget(p);
     if (isError(where)) return fail(ctx, where);
