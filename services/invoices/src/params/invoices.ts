@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { readReplyMarkup, readReplyParameters, type InlineKeyboardMarkup } from "./markup.ts";
+import { readReplyMarkup, readReplyParameters, type InlineKeyboardMarkup, type ReplyParameters } from "./markup.ts";
 import { checkBusinessConnection, checkSuggestedPost } from "./options.ts";
 import {
   BotApiError,
@@ -225,6 +225,25 @@ export const sendingShape = {
   business_connection_id: optionalString(),
 };
 
+type SendingInput = z.infer<z.ZodObject<typeof sendingShape>>;
+
+/**
+ * do_send_message's own reading (Client.cpp at 01a3679, line 16117), before the chat: the reply,
+ * the suggested post, the markup, then a business connection. The reply and markup, or the first
+ * error.
+ */
+export function readSending(
+  p: SendingInput,
+): { reply: ReplyParameters | undefined; markup: InlineKeyboardMarkup | undefined } | BotApiError {
+  const reply = readReplyParameters(p.reply_parameters, p);
+  if (isError(reply)) return reply;
+  const suggested = checkSuggestedPost(p.suggested_post_parameters);
+  if (suggested) return suggested;
+  const markup = readReplyMarkup(p.reply_markup);
+  if (isError(markup)) return markup;
+  return checkBusinessConnection(p.business_connection_id, p.chat_id) ?? { reply, markup };
+}
+
 export const SendInvoiceParams = z
   .object({
     ...productShape,
@@ -232,25 +251,19 @@ export const SendInvoiceParams = z
     start_parameter: optionalString(),
   })
   .transform((p, ctx) => {
-    // do_send_message reads the reply and the markup before the chat and TDLib's checks.
-    const reply = readReplyParameters(p.reply_parameters, p);
-    if (isError(reply)) return fail(ctx, reply);
-    const suggested = checkSuggestedPost(p.suggested_post_parameters);
-    if (suggested) return fail(ctx, suggested);
-    const parsedMarkup = readReplyMarkup(p.reply_markup);
-    if (isError(parsedMarkup)) return fail(ctx, parsedMarkup);
-    const business = checkBusinessConnection(p.business_connection_id, p.chat_id);
-    if (business) return fail(ctx, business);
+    // The sending options are read before the chat and TDLib's checks.
+    const sending = readSending(p);
+    if (isError(sending)) return fail(ctx, sending);
     const product = checkProduct(p);
     if (isError(product)) return fail(ctx, product);
-    const markup = checkInvoiceMarkup(parsedMarkup);
+    const markup = checkInvoiceMarkup(sending.markup);
     if (isError(markup)) return fail(ctx, markup);
     return {
       product,
       chat_id: p.chat_id ?? "",
       start_parameter: p.start_parameter ?? "",
       reply_markup: markup,
-      reply_parameters: reply,
+      reply_parameters: sending.reply,
       protect_content: p.protect_content === true,
       disable_notification: p.disable_notification === true,
     };

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { entityJson, parseEntities, type MessageEntity, type ParseMode } from "./entities.ts";
-import { chatIdParam, isError, sendingShape } from "./invoices.ts";
-import { readReplyMarkup, readReplyParameters } from "./markup.ts";
+import { chatIdParam, isError, readSending, sendingShape } from "./invoices.ts";
+import { readReplyMarkup } from "./markup.ts";
 import { withFoundEntities } from "./find-entities.ts";
-import { checkLinkPreviewOptions, checkSuggestedPost, checkBusinessConnection } from "./options.ts";
+import { checkLinkPreviewOptions, checkBusinessConnection } from "./options.ts";
 import {
   decodeJson,
   Errors,
@@ -182,20 +182,14 @@ export const SendMessageParams = z.object({ ...sendingShape, ...textShape }).tra
   // post, markup and business connection.
   const text = readMessageText(p);
   if (isError(text)) return fail(ctx, text);
-  const reply = readReplyParameters(p.reply_parameters, p);
-  if (isError(reply)) return fail(ctx, reply);
-  const suggested = checkSuggestedPost(p.suggested_post_parameters);
-  if (suggested) return fail(ctx, suggested);
-  const markup = readReplyMarkup(p.reply_markup);
-  if (isError(markup)) return fail(ctx, markup);
-  const business = checkBusinessConnection(p.business_connection_id, p.chat_id);
-  if (business) return fail(ctx, business);
+  const sending = readSending(p);
+  if (isError(sending)) return fail(ctx, sending);
   return {
     chat_id: p.chat_id ?? "",
     text: text.text,
     entities: text.entities,
-    reply_markup: markup,
-    reply_parameters: reply,
+    reply_markup: sending.markup,
+    reply_parameters: sending.reply,
     protect_content: p.protect_content === true,
     disable_notification: p.disable_notification === true,
   };
