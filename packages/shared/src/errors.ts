@@ -194,6 +194,8 @@ export const Errors = {
   textMustBeNonEmpty: () => bad("text must be non-empty"),
   /** `detail`: get_text_entity's text, e.g. `Unsupported type specified`. */
   entityInvalid: (detail: string) => bad(`can't parse MessageEntity: ${detail}`),
+  entityOffsetInvalid: (offset: number) => bad(`receive an entity with incorrect offset ${offset}`),
+  entityLengthInvalid: (length: number) => bad(`receive an entity with incorrect length ${length}`),
   chatIdNotSpecified: () => bad("chat identifier is not specified"),
   // Entity parsing (parse_mode), as td words it; offsets are UTF-8 bytes of the text.
   entityUnexpectedEndTag: (offset: number) => entities(`Unexpected end tag at byte offset ${offset}`),

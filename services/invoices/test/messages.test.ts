@@ -165,6 +165,16 @@ describe("sendMessage", () => {
     expect(
       await call("sendMessage", { chat_id: chatId, text: "hi", entities: [{ type: "nope", offset: 0, length: 1 }] }),
     ).toMatchObject(bad("can't parse MessageEntity: Unsupported type specified"));
+    // TDLib's bounds (MessageEntity.cpp, fix_formatted_text); an empty entity goes.
+    expect(
+      await call("sendMessage", { chat_id: chatId, text: "hi", entities: [{ type: "bold", offset: -3, length: 2 }] }),
+    ).toMatchObject(bad("receive an entity with incorrect offset -3"));
+    const empty = await call("sendMessage", {
+      chat_id: chatId,
+      text: "hi",
+      entities: [{ type: "bold", offset: 0, length: 0 }],
+    });
+    expect(empty.body.result.entities).toBeUndefined();
     expect(
       await call("sendMessage", { chat_id: chatId, text: "hi", entities: [{ type: "bold", offset: 0 }] }),
     ).toMatchObject(bad("can't parse MessageEntity: Can't find field \"length\""));
@@ -181,8 +191,9 @@ describe("sendMessage", () => {
     expect(await call("editMessageText", { message_id: 1, text: "x" })).toMatchObject(bad("chat_id is empty"));
     // The text is read first (process_edit_message_text_query, line 13503).
     expect(await call("editMessageText", {})).toMatchObject(bad("message text is empty"));
-    // The sends that succeeded: "😀"×4096, the three trimmed ones and the one whose entities did not parse.
-    expect((await history(bot.id, chatId)).result.messages).toHaveLength(5);
+    // The sends that succeeded: "😀"×4096, the three trimmed ones, the one whose entities did not
+    // parse and the one whose entity was empty.
+    expect((await history(bot.id, chatId)).result.messages).toHaveLength(6);
   });
 });
 

@@ -335,6 +335,11 @@ const CASES: [string, Params, number, string][] = [
     ...bad("chat identifier must be a valid Integer"),
   ],
   [
+    "a business connection with a chat id that is no exact integer",
+    { ...valid, chat_id: `${PRIVATE}abc`, business_connection_id: "abc" },
+    ...bad("chat identifier must be a valid Integer"),
+  ],
+  [
     "a business connection starpost does not have",
     { ...valid, business_connection_id: "abc" },
     ...bad("business connection not found"),

@@ -84,17 +84,20 @@ export const strictInt64 = (error: () => BotApiError) =>
  * A chat as the reference's `check_chat` reads it (Client.cpp at 01a3679, line 8198): an
  * @username as given, anything else through `td::to_integer<int64>` (line 8210), so "0501" and
  * "501abc" name chat 501 and " 501" names chat 0, which no chat is. Empty is absent ("chat_id is
- * empty", line 8201).
+ * empty", line 8201). `text` is the value as given, which a business connection reads its own way.
  */
 export const chatIdParam = () =>
   reader(
     "chatIdParam",
     z
-      .preprocess((v) => {
-        if (isAbsent(v)) return undefined;
-        const text = asText(v)!;
-        return text.startsWith("@") ? text : toInteger(text, 64).toString();
-      }, z.string().optional())
+      .preprocess(
+        (v) => {
+          if (isAbsent(v)) return undefined;
+          const text = asText(v)!;
+          return { id: text.startsWith("@") ? text : toInteger(text, 64).toString(), text };
+        },
+        z.object({ id: z.string(), text: z.string() }).optional(),
+      )
       .optional(),
   );
 

@@ -159,6 +159,8 @@ export class JsonFieldError {
   constructor(readonly message: string) {}
 }
 
+export const isFieldError = (v: unknown): v is JsonFieldError => v instanceof JsonFieldError;
+
 /**
  * td's `get_required_long_field` / `get_optional_long_field` (JsonBuilder.cpp): a Number's text
  * or a String read with `to_integer_safe<int64>`.

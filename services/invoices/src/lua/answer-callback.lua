@@ -7,7 +7,7 @@
   KEYS[2] openQueries: the bot's open callback queries (zset: id -> expiry, Unix ms)
   ARGV[1] json: the answer {text, show_alert, url}    ARGV[2] lifetime: the slot's TTL, ms
   ARGV[3] answered: the bot's callback answer channel  ARGV[4] announce: the message naming this press
-  ARGV[5] id: the query id   ARGV[6] now: Unix ms
+  ARGV[5] id: the query id
   Returns 1 when a press was live (its answer kept), 2 when a pushed query is live, else 0.
 ]]
 if redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2], "XX") then
@@ -15,5 +15,7 @@ if redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2], "XX") then
   return 1
 end
 local expiry = redis.call("ZSCORE", KEYS[2], ARGV[5])
-if expiry and tonumber(expiry) > tonumber(ARGV[6]) then return 2 end
+-- Redis's clock, as the append that opened it prunes by.
+local t = redis.call("TIME")
+if expiry and tonumber(expiry) > tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) then return 2 end
 return 0

@@ -117,7 +117,7 @@ export const invoiceScripts = {
   }),
   answerCallback: script("answer-callback.lua", {
     keys: { answer: one(), openQueries: one() },
-    args: { json: one(), lifetime: one<number>(), answered: one(), announce: one(), id: one(), now: one<number>() },
+    args: { json: one(), lifetime: one<number>(), answered: one(), announce: one(), id: one() },
     /** "kept": a live press, its answer kept; "open": a live query pushed as an update; "none": no live query. */
     reply: (r: number) => (r === 1 ? "kept" : r === 2 ? "open" : "none"),
   }),

@@ -34,7 +34,6 @@ export async function answerCallbackQuery(
       answered: channels.callbackAnswered.name(botId),
       announce: channels.callbackAnswered.encode({ botId, id }),
       id,
-      now: Date.now(),
     },
   );
   if (kept === "none") return { outcome: "query_id_invalid" };

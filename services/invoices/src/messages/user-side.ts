@@ -15,6 +15,7 @@ import type { Outcome } from "../outcomes.ts";
 import { CALLBACK_LIFETIME_MS, type CallbackAnswer } from "./callback-answers.ts";
 import { isBotMessage } from "./edit-message.ts";
 import { asUser, privateChatOf } from "../domain/people.ts";
+import { withFoundEntities } from "../params/find-entities.ts";
 
 /** The sender of a user-side call: `from`, else a private chat's person. */
 function senderJson(from: PlatformUser | undefined, chat: Chat): Record<string, unknown> | undefined {
@@ -39,15 +40,6 @@ function withReply(message: Record<string, unknown>, replied: string | null): Re
     out[k] = v;
     if (k === (message.edit_date === undefined ? "date" : "edit_date"))
       out.reply_to_message = JSON.parse(replied) as unknown;
-  }
-  return out;
-}
-
-/** `/command` and `/command@bot` at the start or after whitespace, as clients mark them. */
-function commandEntities(text: string) {
-  const out: { offset: number; length: number; type: "bot_command" }[] = [];
-  for (const m of text.matchAll(/(^|\s)(\/[A-Za-z0-9_]{1,64}(?:@[A-Za-z0-9_]{3,32})?)(?=$|\s)/g)) {
-    out.push({ offset: m.index + m[1]!.length, length: m[2]!.length, type: "bot_command" });
   }
   return out;
 }
@@ -112,7 +104,8 @@ export async function sendUserMessage(
   const resolved = await resolveChat(d, botId, chatId, body.from);
   if (resolved.outcome !== "resolved") return resolved;
   const { chat, user } = resolved;
-  const entities = commandEntities(body.text);
+  // The entities the user's app finds in what the user typed (TDLib's matchers, as for a bot's text).
+  const entities = withFoundEntities(body.text, []);
   const payload: Record<string, unknown> = {
     from: user,
     chat: chatJson(chat),

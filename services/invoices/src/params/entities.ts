@@ -65,8 +65,7 @@ function checkUrl(raw: string): string | undefined {
 }
 
 /** Entities in td's order: by offset, then the longer (outer) one first. */
-const sorted = (entities: MessageEntity[]) =>
-  entities.sort((a, b) => a.offset - b.offset || b.length - a.length).map(entityJson);
+const sorted = (entities: MessageEntity[]) => entities.sort((a, b) => a.offset - b.offset || b.length - a.length);
 
 export function parseEntities(input: string, mode: ParseMode): ParsedText {
   try {

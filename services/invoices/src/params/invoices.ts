@@ -203,9 +203,6 @@ function checkInvoiceMarkup(markup: InlineKeyboardMarkup | undefined): InlineKey
 
 export const isError = (v: unknown): v is BotApiError => v instanceof BotApiError;
 
-/** A chat: an id read as the reference reads it, or an @username (see `chatIdParam`). */
-export { chatIdParam };
-
 /** Where and how a message is sent (sendInvoice, sendMessage). */
 export const sendingShape = {
   chat_id: chatIdParam(),
@@ -241,7 +238,7 @@ export function readSending(
   if (suggested) return suggested;
   const markup = readReplyMarkup(p.reply_markup);
   if (isError(markup)) return markup;
-  return checkBusinessConnection(p.business_connection_id, p.chat_id) ?? { reply, markup };
+  return checkBusinessConnection(p.business_connection_id, p.chat_id?.text) ?? { reply, markup };
 }
 
 export const SendInvoiceParams = z
@@ -260,7 +257,7 @@ export const SendInvoiceParams = z
     if (isError(markup)) return fail(ctx, markup);
     return {
       product,
-      chat_id: p.chat_id ?? "",
+      chat_id: p.chat_id?.id ?? "",
       start_parameter: p.start_parameter ?? "",
       reply_markup: markup,
       reply_parameters: sending.reply,

@@ -5,6 +5,7 @@ import {
   intField,
   isJsonObject,
   JsonFieldError,
+  isFieldError,
   longField,
   stringField,
   type BotApiError,
@@ -27,7 +28,6 @@ export interface InlineKeyboardMarkup {
 const MAX_CALLBACK_DATA_BYTES = 64;
 
 type Read<T> = T | JsonFieldError;
-const failed = (v: unknown): v is JsonFieldError => v instanceof JsonFieldError;
 
 /** An object field that must be an object when present (td's extract_required_field with type Object). */
 function objectField(o: JsonObject, name: string): JsonObject | JsonFieldError {
@@ -40,7 +40,7 @@ const STYLES = new Set(["primary", "danger", "success"]);
 /** get_button_style (line 9440): "", "default" or one of three styles, in any case. */
 function buttonStyle(o: JsonObject): Read<string | undefined> {
   const style = stringField(o, "style", "");
-  if (failed(style)) return style;
+  if (isFieldError(style)) return style;
   const lower = style.toLowerCase();
   if (lower === "" || lower === "default") return undefined;
   return STYLES.has(lower) ? lower : new JsonFieldError("invalid button style specified");
@@ -49,24 +49,24 @@ function buttonStyle(o: JsonObject): Read<string | undefined> {
 /** The action of an inline button (get_inline_keyboard_button_type), as the reference writes it back. */
 function buttonAction(o: JsonObject): Read<Record<string, unknown>> {
   const url = stringField(o, "url", "");
-  if (failed(url) || url !== "") return failed(url) ? url : { url };
+  if (isFieldError(url) || url !== "") return isFieldError(url) ? url : { url };
   const data = stringField(o, "callback_data", "");
-  if (failed(data) || data !== "") return failed(data) ? data : { callback_data: data };
+  if (isFieldError(data) || data !== "") return isFieldError(data) ? data : { callback_data: data };
   if (Object.hasOwn(o, "callback_game")) return { callback_game: {} };
   if (Object.hasOwn(o, "pay")) return { pay: true };
   if (Object.hasOwn(o, "switch_inline_query")) {
     const query = stringField(o, "switch_inline_query");
-    return failed(query) ? query : { switch_inline_query: query };
+    return isFieldError(query) ? query : { switch_inline_query: query };
   }
   if (Object.hasOwn(o, "switch_inline_query_chosen_chat")) {
     const chosen = objectField(o, "switch_inline_query_chosen_chat");
-    if (failed(chosen)) return chosen;
+    if (isFieldError(chosen)) return chosen;
     const query = stringField(chosen, "query", "");
-    if (failed(query)) return query;
+    if (isFieldError(query)) return query;
     const allow: Record<string, boolean> = {};
     for (const k of ["allow_user_chats", "allow_bot_chats", "allow_group_chats", "allow_channel_chats"]) {
       const b = boolField(chosen, k, false);
-      if (failed(b)) return b;
+      if (isFieldError(b)) return b;
       allow[k] = b;
     }
     if (Object.values(allow).every(Boolean)) return { switch_inline_query: query };
@@ -74,35 +74,33 @@ function buttonAction(o: JsonObject): Read<Record<string, unknown>> {
   }
   if (Object.hasOwn(o, "switch_inline_query_current_chat")) {
     const query = stringField(o, "switch_inline_query_current_chat");
-    return failed(query) ? query : { switch_inline_query_current_chat: query };
+    return isFieldError(query) ? query : { switch_inline_query_current_chat: query };
   }
   if (Object.hasOwn(o, "login_url")) {
     const login = objectField(o, "login_url");
-    if (failed(login)) return login;
+    if (isFieldError(login)) return login;
     const loginUrl = stringField(login, "url");
-    if (failed(loginUrl)) return loginUrl;
+    if (isFieldError(loginUrl)) return loginUrl;
     const bot = stringField(login, "bot_username", "");
-    if (failed(bot)) return bot;
+    if (isFieldError(bot)) return bot;
     const name = bot.startsWith("@") ? bot.slice(1) : bot;
     if (bot !== "" && !/^[A-Za-z0-9_]+$/.test(name)) return new JsonFieldError("LoginUrl bot username is invalid");
-    for (const k of ["request_write_access"]) {
-      const b = boolField(login, k, false);
-      if (failed(b)) return b;
-    }
+    const writeAccess = boolField(login, "request_write_access", false);
+    if (isFieldError(writeAccess)) return writeAccess;
     const forward = stringField(login, "forward_text", "");
-    return failed(forward) ? forward : { url: loginUrl };
+    return isFieldError(forward) ? forward : { url: loginUrl };
   }
   if (Object.hasOwn(o, "web_app")) {
     const app = objectField(o, "web_app");
-    if (failed(app)) return app;
+    if (isFieldError(app)) return app;
     const appUrl = stringField(app, "url");
-    return failed(appUrl) ? appUrl : { web_app: { url: appUrl } };
+    return isFieldError(appUrl) ? appUrl : { web_app: { url: appUrl } };
   }
   if (Object.hasOwn(o, "copy_text")) {
     const copy = objectField(o, "copy_text");
-    if (failed(copy)) return copy;
+    if (isFieldError(copy)) return copy;
     const text = stringField(copy, "text");
-    return failed(text) ? text : { copy_text: { text } };
+    return isFieldError(text) ? text : { copy_text: { text } };
   }
   return new JsonFieldError("Text buttons are unallowed in the inline keyboard");
 }
@@ -110,13 +108,13 @@ function buttonAction(o: JsonObject): Read<Record<string, unknown>> {
 function inlineButton(v: JsonValue): Read<Record<string, unknown>> {
   if (!isJsonObject(v)) return new JsonFieldError("InlineKeyboardButton must be an Object");
   const text = stringField(v, "text");
-  if (failed(text)) return text;
+  if (isFieldError(text)) return text;
   const icon = longField(v, "icon_custom_emoji_id", 0n);
-  if (failed(icon)) return icon;
+  if (isFieldError(icon)) return icon;
   const style = buttonStyle(v);
-  if (failed(style)) return style;
+  if (isFieldError(style)) return style;
   const action = buttonAction(v);
-  if (failed(action)) return action;
+  if (isFieldError(action)) return action;
   return {
     text,
     ...(icon !== 0n ? { icon_custom_emoji_id: icon.toString() } : {}),
@@ -130,7 +128,7 @@ function keyboardButton(v: JsonValue): JsonFieldError | undefined {
   if (typeof v === "string") return undefined;
   if (!isJsonObject(v)) return new JsonFieldError("KeyboardButton must be a String or an Object");
   for (const r of [stringField(v, "text"), longField(v, "icon_custom_emoji_id", 0n), buttonStyle(v)])
-    if (failed(r)) return r;
+    if (isFieldError(r)) return r;
   return undefined;
 }
 
@@ -165,7 +163,7 @@ export function readReplyMarkup(
   if (value === undefined) return Errors.replyMarkupJson();
   if (!isJsonObject(value)) return Errors.replyMarkupNotObject();
   const keyboard = arrayField(value, "keyboard");
-  if (failed(keyboard)) return Errors.fieldInvalid(keyboard.message);
+  if (isFieldError(keyboard)) return Errors.fieldInvalid(keyboard.message);
   for (const row of keyboard ?? []) {
     if (!Array.isArray(row)) return Errors.keyboardNotArrays();
     for (const b of row) {
@@ -174,14 +172,14 @@ export function readReplyMarkup(
     }
   }
   const inline = arrayField(value, "inline_keyboard");
-  if (failed(inline)) return Errors.fieldInvalid(inline.message);
+  if (isFieldError(inline)) return Errors.fieldInvalid(inline.message);
   const rows: Record<string, unknown>[][] = [];
   for (const row of inline ?? []) {
     if (!Array.isArray(row)) return Errors.inlineKeyboardNotArrays();
     const buttons: Record<string, unknown>[] = [];
     for (const b of row) {
       const button = inlineButton(b);
-      if (failed(button)) return Errors.inlineButtonInvalid(button.message);
+      if (isFieldError(button)) return Errors.inlineButtonInvalid(button.message);
       buttons.push(button);
     }
     if (buttons.length > 0) rows.push(buttons);
@@ -189,16 +187,16 @@ export function readReplyMarkup(
   let otherKind = false;
   for (const flag of KEYBOARD_FLAGS) {
     const b = boolField(value, flag, false);
-    if (failed(b)) return Errors.fieldInvalid(b.message);
+    if (isFieldError(b)) return Errors.fieldInvalid(b.message);
     // A removal or a forced reply, when there is no keyboard of either kind.
     if (b && flag !== "personal_keyboard" && flag !== "selective") otherKind = true;
   }
   const placeholder = stringField(value, "input_field_placeholder", "");
-  if (failed(placeholder)) return Errors.fieldInvalid(placeholder.message);
+  if (isFieldError(placeholder)) return Errors.fieldInvalid(placeholder.message);
   if ((keyboard ?? []).length > 0) {
     for (const flag of ["resize_keyboard", "one_time_keyboard", "is_persistent"]) {
       const b = boolField(value, flag, false);
-      if (failed(b)) return Errors.fieldInvalid(b.message);
+      if (isFieldError(b)) return Errors.fieldInvalid(b.message);
     }
     // A reply keyboard wins over an inline one, as in the reference.
     return inlineOnly ? Errors.inlineKeyboardExpected() : undefined;
@@ -237,18 +235,18 @@ export function readReplyParameters(
   if (!isJsonObject(value)) return Errors.replyParametersNotObject();
   if (Object.keys(value).length === 0) return undefined;
   const chatId = stringField(value, "chat_id", "");
-  if (failed(chatId)) return Errors.fieldInvalid(chatId.message);
+  if (isFieldError(chatId)) return Errors.fieldInvalid(chatId.message);
   const messageId = intField(value, "message_id");
-  if (failed(messageId)) return Errors.fieldInvalid(messageId.message);
+  if (isFieldError(messageId)) return Errors.fieldInvalid(messageId.message);
   const allow = boolField(value, "allow_sending_without_reply", false);
-  if (failed(allow)) return Errors.fieldInvalid(allow.message);
+  if (isFieldError(allow)) return Errors.fieldInvalid(allow.message);
   for (const name of ["quote", "quote_parse_mode"]) {
     const s = stringField(value, name, "");
-    if (failed(s)) return Errors.fieldInvalid(s.message);
+    if (isFieldError(s)) return Errors.fieldInvalid(s.message);
   }
   for (const name of ["quote_position", "checklist_task_id"]) {
     const n = intField(value, name, 0);
-    if (failed(n)) return Errors.fieldInvalid(n.message);
+    if (isFieldError(n)) return Errors.fieldInvalid(n.message);
   }
   if (messageId <= 0) return undefined;
   return { message_id: messageId, ...(chatId !== "" ? { chat_id: chatId } : {}), allow_sending_without_reply: allow };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { entityJson, parseEntities, type MessageEntity, type ParseMode } from "./entities.ts";
-import { chatIdParam, isError, readSending, sendingShape } from "./invoices.ts";
+import { isError, readSending, sendingShape } from "./invoices.ts";
 import { readReplyMarkup } from "./markup.ts";
 import { withFoundEntities } from "./find-entities.ts";
 import { checkLinkPreviewOptions, checkBusinessConnection } from "./options.ts";
@@ -10,9 +10,10 @@ import {
   fail,
   intField,
   isJsonObject,
-  JsonFieldError,
+  isFieldError,
   longField,
   boolParam,
+  chatIdParam,
   looseInt,
   optionalString,
   reader,
@@ -58,39 +59,40 @@ const PLAIN_TYPES = new Set([
 function readEntity(v: JsonValue): MessageEntity | undefined | string {
   if (!isJsonObject(v)) return "expected an Object";
   const offset = intField(v, "offset");
-  if (offset instanceof JsonFieldError) return offset.message;
+  if (isFieldError(offset)) return offset.message;
   const length = intField(v, "length");
-  if (length instanceof JsonFieldError) return length.message;
+  if (isFieldError(length)) return length.message;
   const type = stringField(v, "type");
-  if (type instanceof JsonFieldError) return type.message;
+  if (isFieldError(type)) return type.message;
   if (type === "") return "Type is not specified";
   const e: MessageEntity = { offset, length, type };
   if (PLAIN_TYPES.has(type)) return e;
   if (DROPPED_TYPES.has(type)) return undefined;
   if (type === "pre") {
     const language = stringField(v, "language", "");
-    if (language instanceof JsonFieldError) return language.message;
+    if (isFieldError(language)) return language.message;
     return language === "" ? e : { ...e, language };
   }
   if (type === "text_link") {
     const url = stringField(v, "url");
-    return url instanceof JsonFieldError ? url.message : { ...e, url };
+    return isFieldError(url) ? url.message : { ...e, url };
   }
   if (type === "text_mention") {
     const user = v.user;
     if (!isJsonObject(user)) return 'Field "user" must be of type Object';
     const id = longField(user, "id");
     // JsonUser of a user the server does not know: id, is_bot, an empty first_name.
-    return id instanceof JsonFieldError
-      ? id.message
-      : { ...e, user: { id: Number(id), is_bot: false, first_name: "" } };
+    return isFieldError(id) ? id.message : { ...e, user: { id: Number(id), is_bot: false, first_name: "" } };
   }
   if (type === "custom_emoji") {
     const id = longField(v, "custom_emoji_id");
-    return id instanceof JsonFieldError ? id.message : { ...e, custom_emoji_id: id.toString() };
+    return isFieldError(id) ? id.message : { ...e, custom_emoji_id: id.toString() };
   }
   return "Unsupported type specified";
 }
+
+/** TDLib's bound on an entity's offset and length. */
+const MAX_ENTITY_BOUND = 1_000_000;
 
 /** `entities` (get_input_entities, line 11169): JSON that does not parse, or is not an array, is no entities. */
 function readEntities(raw: string | undefined): MessageEntity[] | BotApiError {
@@ -100,9 +102,14 @@ function readEntities(raw: string | undefined): MessageEntity[] | BotApiError {
   for (const v of value) {
     const e = readEntity(v);
     if (typeof e === "string") return Errors.entityInvalid(e);
-    if (e) out.push(entityJson(e));
+    if (e) out.push(e);
   }
-  return out;
+  // Then TDLib's own checks (fix_formatted_text, MessageEntity.cpp line 4493); empty ones go.
+  for (const e of out) {
+    if (e.offset < 0 || e.offset > MAX_ENTITY_BOUND) return Errors.entityOffsetInvalid(e.offset);
+    if (e.length < 0 || e.length > MAX_ENTITY_BOUND) return Errors.entityLengthInvalid(e.length);
+  }
+  return out.filter((e) => e.length > 0);
 }
 
 /**
@@ -185,7 +192,7 @@ export const SendMessageParams = z.object({ ...sendingShape, ...textShape }).tra
   const sending = readSending(p);
   if (isError(sending)) return fail(ctx, sending);
   return {
-    chat_id: p.chat_id ?? "",
+    chat_id: p.chat_id?.id ?? "",
     text: text.text,
     entities: text.entities,
     reply_markup: sending.markup,
@@ -210,7 +217,7 @@ const target = {
  * looked up like any other (and not found), after the chat.
  */
 function checkEditTarget(p: {
-  chat_id?: string;
+  chat_id?: { id: string; text: string };
   message_id?: number;
   inline_message_id?: string;
   business_connection_id?: string;
@@ -218,10 +225,10 @@ function checkEditTarget(p: {
   const messageId = Math.max(p.message_id ?? 0, 0);
   if (p.chat_id === undefined && messageId === 0)
     return p.inline_message_id === undefined ? Errors.messageIdInvalid() : Errors.inlineMessagesUnsupported();
-  const business = checkBusinessConnection(p.business_connection_id, p.chat_id);
+  const business = checkBusinessConnection(p.business_connection_id, p.chat_id?.text);
   if (business) return business;
   if (p.chat_id === undefined) return Errors.chatIdEmpty();
-  return { chat_id: p.chat_id, message_id: messageId };
+  return { chat_id: p.chat_id.id, message_id: messageId };
 }
 
 export const EditMessageTextParams = z.object({ ...target, ...textShape }).transform((p, ctx) => {
@@ -251,6 +258,6 @@ export const DeleteMessageParams = z.object({ chat_id: chatIdParam(), message_id
   if (p.chat_id === undefined) return fail(ctx, Errors.chatIdNotSpecified());
   const messageId = Math.max(p.message_id ?? 0, 0);
   if (messageId === 0) return fail(ctx, Errors.messageIdInvalid());
-  return { chat_id: p.chat_id, message_id: messageId };
+  return { chat_id: p.chat_id.id, message_id: messageId };
 });
 export type DeleteMessageParams = z.infer<typeof DeleteMessageParams>;

@@ -4,7 +4,7 @@ import {
   Errors,
   intField,
   isJsonObject,
-  JsonFieldError,
+  isFieldError,
   longField,
   stringField,
   toIntegerSafe,
@@ -19,8 +19,6 @@ import {
  * business connections, so any business connection is one the reference would not find.
  */
 
-const failed = (v: unknown): v is JsonFieldError => v instanceof JsonFieldError;
-
 export function checkLinkPreviewOptions(raw: string | undefined): BotApiError | undefined {
   if (raw === undefined || raw === "") return undefined; // then disable_web_page_preview, a to_bool
   const value = decodeJson(raw);
@@ -34,7 +32,7 @@ export function checkLinkPreviewOptions(raw: string | undefined): BotApiError | 
     ["show_above_text", boolField],
   ] as const) {
     const v = read === stringField ? stringField(value, name, "") : boolField(value, name, false);
-    if (failed(v)) return Errors.fieldInvalid(v.message);
+    if (isFieldError(v)) return Errors.fieldInvalid(v.message);
   }
   return undefined;
 }
@@ -50,14 +48,14 @@ export function checkSuggestedPost(raw: string | undefined): BotApiError | undef
   if (value === undefined) return Errors.suggestedPostJson();
   if (!isJsonObject(value)) return Errors.suggestedPostNotObject();
   const sendDate = intField(value, "send_date", 0);
-  if (failed(sendDate)) return Errors.fieldInvalid(sendDate.message);
+  if (isFieldError(sendDate)) return Errors.fieldInvalid(sendDate.message);
   if (Object.hasOwn(value, "price")) {
     const price = value.price;
     if (!isJsonObject(price)) return Errors.fieldInvalid('Field "price" must be of type Object');
     const currency = stringField(price, "currency");
-    if (failed(currency)) return Errors.fieldInvalid(currency.message);
+    if (isFieldError(currency)) return Errors.fieldInvalid(currency.message);
     const amount = longField(price, "amount");
-    if (failed(amount)) return Errors.fieldInvalid(amount.message);
+    if (isFieldError(amount)) return Errors.fieldInvalid(amount.message);
     if (currency === "TON" && amount % 10_000_000n !== 0n) return Errors.suggestedPostTonAmount();
     if (currency !== "XTR" && currency !== "TON") return Errors.suggestedPostCurrency();
   }
