@@ -86,6 +86,7 @@ export const Errors = {
   usernameTaken: () => bad("username is already taken"),
   tokenFormatInvalid: () => bad("token must look like <bot id>:<secret>"),
   tokenTaken: () => bad("a bot with this id already exists"),
+  tagInvalid: () => bad("tag must be 1-64 characters of A-Z, a-z, 0-9 and _ . : -"),
   chatIdNotInteger: () => bad("invalid chat: the chat id must be an integer"),
   chatIdSign: () => bad("invalid chat: private chats have positive ids, other chats negative ones"),
   chatTypeInvalid: () => bad('invalid chat: type must be "private", "group", "supergroup" or "channel"'),

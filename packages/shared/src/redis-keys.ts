@@ -25,7 +25,7 @@ export function shardOf(botId: string | number, n: number): number {
 }
 
 export const keys = {
-  /** Hash: id, username, first_name, token_hash, created_at. */
+  /** Hash: id, username, first_name, token_hash, created_at, tag (when created with one). */
   bot: (botId: string | number) => `${PREFIX}:bot:${tag(botId)}`,
   /**
    * Global hash: `<address> <port> <host>/<pid>` -> service, every HTTP listener of every running
@@ -36,6 +36,11 @@ export const keys = {
   botUsernames: () => `${PREFIX}:bot-usernames`,
   /** Global counter for generated bot ids. */
   botIdSeq: () => `${PREFIX}:bot-id-seq`,
+  /**
+   * Global set: the ids of the bots created with this tag (platform `tag`). Added before the bot's
+   * step, removed after its deletion; an id whose bot is gone is dropped by the next listing.
+   */
+  botTag: (tag: string) => `${PREFIX}:bot-tag:${tag}`,
 
   /** Hash: chat id -> Chat JSON. */
   chats: (botId: string | number) => `${PREFIX}:chats:${tag(botId)}`,

@@ -105,7 +105,7 @@ describe("the platform API's description and the console's read routes", () => {
     const bot = await stack.platform.createBot({ first_name: "Viewer" });
     const listed = await stack.platform.call("GET", "/bots");
     expect(listed.body.result.bots).toContainEqual({
-      id: String(bot.id),
+      id: bot.id,
       username: bot.username,
       first_name: "Viewer",
     });

@@ -220,3 +220,66 @@ describe("DELETE /bots/:botId", () => {
     ).toMatchObject({ status: 401 });
   });
 });
+
+describe("DELETE /bots?tag=", () => {
+  const create = async (username: string, tag?: string) =>
+    (await stack.platform.call("POST", "/bots", { username, ...(tag ? { tag } : {}) })).body.result as {
+      id: number;
+      token: string;
+      tag?: string;
+    };
+  const listed = async (query: string) =>
+    ((await stack.platform.call("GET", `/bots${query}`)).body.result.bots as { id: number }[]).map((b) => b.id);
+
+  it("deletes every bot created with the tag, and only those; lists by tag", async () => {
+    const a1 = await create("tag_a1_bot", "run-1");
+    const a2 = await create("tag_a2_bot", "run-1");
+    const b = await create("tag_b_bot", "run-2");
+    const plain = await create("tag_none_bot");
+    expect(a1.tag).toBe("run-1");
+    expect(await listed("?tag=run-1")).toEqual([a1.id, a2.id]);
+    expect((await stack.platform.call("GET", "/bots")).body.result.bots).toContainEqual({
+      id: b.id,
+      username: "tag_b_bot",
+      first_name: "tag_b_bot",
+      tag: "run-2",
+    });
+
+    // A creation that died after the tag's entry, before its bot: an id the deletion drops.
+    await stack.redis.sadd("sp:bot-tag:run-1", "123456");
+    expect(await stack.platform.call("DELETE", "/bots?tag=run-1")).toMatchObject({
+      status: 200,
+      body: { ok: true, result: { deleted: 2 } },
+    });
+    for (const gone of [a1, a2])
+      expect(await botClient(stack.gatewayUrl, gone.token)("getMe")).toMatchObject({ status: 401 });
+    for (const kept of [b, plain])
+      expect(await botClient(stack.gatewayUrl, kept.token)("getMe")).toMatchObject({ status: 200 });
+    expect(await stack.redis.exists("sp:bot-tag:run-1")).toBe(0);
+    expect(await listed("?tag=run-1")).toEqual([]);
+    expect(await stack.platform.call("DELETE", "/bots?tag=run-1")).toMatchObject({ body: { result: { deleted: 0 } } });
+
+    // A bot deleted on its own leaves its tag's set too.
+    await stack.platform.call("DELETE", `/bots/${b.id}`);
+    expect(await stack.redis.exists("sp:bot-tag:run-2")).toBe(0);
+  });
+
+  it("refuses a missing or malformed tag and deletes nothing", async () => {
+    const kept = await create("tag_kept_bot", "keep");
+    const refusal = {
+      status: 400,
+      body: {
+        ok: false,
+        error_code: 400,
+        description: "Bad Request: tag must be 1-64 characters of A-Z, a-z, 0-9 and _ . : -",
+      },
+    };
+    expect(await stack.platform.call("DELETE", "/bots")).toMatchObject(refusal);
+    expect(await stack.platform.call("DELETE", "/bots?tag=")).toMatchObject(refusal);
+    expect(await stack.platform.call("DELETE", "/bots?tag=a%20b")).toMatchObject(refusal);
+    expect(await stack.platform.call("POST", "/bots", { username: "tag_bad_bot", tag: "x".repeat(65) })).toMatchObject(
+      refusal,
+    );
+    expect(await listed("?tag=keep")).toEqual([kept.id]);
+  });
+});

@@ -8,6 +8,12 @@ import { answering, fail, type FieldError } from "./issues.ts";
 export const CHAT_ID = /^-?\d{1,16}$/;
 export const isChatId = (s: string | undefined): s is string => s !== undefined && CHAT_ID.test(s);
 
+/**
+ * A bot's tag: a label given at creation (a test run's id, say) by which bots are listed and
+ * deleted together.
+ */
+const TAG = z.string().regex(/^[A-Za-z0-9_.:-]{1,64}$/);
+
 export const CreateBotBody = answering(
   z.object({
     username: z
@@ -16,10 +22,18 @@ export const CreateBotBody = answering(
       .refine((u) => u.toLowerCase().endsWith("bot")),
     first_name: z.string().min(1).max(64).optional(),
     token: z.string().optional(),
+    tag: TAG.optional(),
   }),
-  { username: () => Errors.usernameInvalid() },
+  { username: () => Errors.usernameInvalid(), tag: () => Errors.tagInvalid() },
 );
 export type CreateBotBody = z.infer<typeof CreateBotBody>;
+
+/** `GET /bots?tag=`: only the bots with that tag. */
+export const BotListQuery = answering(z.object({ tag: TAG.optional() }), { tag: () => Errors.tagInvalid() });
+export type BotListQuery = z.infer<typeof BotListQuery>;
+/** `DELETE /bots?tag=`: the tag is required (there is no way to delete every bot at once). */
+export const BotTagQuery = answering(z.object({ tag: TAG }), { tag: () => Errors.tagInvalid() });
+export type BotTagQuery = z.infer<typeof BotTagQuery>;
 
 const name = z.string().min(1).max(128);
 export const ChatBody = answering(

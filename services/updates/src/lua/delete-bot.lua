@@ -3,10 +3,11 @@
   a drain running for its webhook hears it on the bot's wake channel and ends.
   KEYS[1..] all: every per-bot key, the bot hash first (redis-keys.ts botKeys)
   ARGV[1] wakeChannel: the bot's wake shard channel   ARGV[2] message: the message announcing the webhook's end
-  Returns the bot's username (to release it in the global index), or false when there is no bot.
+  Returns {username, tag} (to release them in the global indexes; tag "" when none), or false
+  when there is no bot.
 ]]
-local username = redis.call("HGET", KEYS[1], "username")
-if not username then return false end
+local bot = redis.call("HMGET", KEYS[1], "username", "tag")
+if not bot[1] then return false end
 redis.call("DEL", unpack(KEYS))
 redis.call("SPUBLISH", ARGV[1], ARGV[2])
-return username
+return { bot[1], bot[2] or "" }

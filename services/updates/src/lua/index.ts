@@ -34,8 +34,8 @@ export const updatesScripts = {
   deleteBot: script("delete-bot.lua", {
     keys: { all: rest() },
     args: { wakeChannel: one(), message: one() },
-    /** the deleted bot's username; undefined when there was no bot. */
-    reply: (username: string | null) => username ?? undefined,
+    /** the deleted bot's username and tag ("" when none); undefined when there was no bot. */
+    reply: (bot: [username: string, tag: string] | null) => (bot ? { username: bot[0], tag: bot[1] } : undefined),
   }),
   setWebhook: script("set-webhook.lua", {
     keys: {

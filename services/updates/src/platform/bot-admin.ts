@@ -1,17 +1,18 @@
 import type { Redis } from "ioredis";
-import { botKeys, channels, keys, ok, type FaultBody } from "@starpost/shared";
+import { botKeys, channels, keys, ok, type BotTagQuery, type FaultBody } from "@starpost/shared";
 import { addFault, clearFaults, listFaults, readRequests, REQUEST_LOG_SIZE } from "@starpost/runtime";
 import { type PlatformTable } from "@starpost/http";
 import { updatesScripts } from "../lua/index.ts";
 
 /** `DELETE /platform/v1/bots/:botId`: the bot and all its data in one step, then its global index entries. */
 export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
-  const username = await updatesScripts.deleteBot(
+  const deleted = await updatesScripts.deleteBot(
     redis,
     { all: botKeys(botId) },
     { wakeChannel: channels.wake.name(botId), message: channels.wake.encode({ kind: "webhook_deleted", botId }) },
   );
-  if (username === undefined) return false;
+  if (deleted === undefined) return false;
+  const { username, tag } = deleted;
   // Outside the bot's slot, so after the step: the token already fails, these only free the name.
   // (They are the round trips after the write that let the gateways' caches hear of it first.)
   // A compare-and-set: the name (and its claim time) goes only while it still names this bot.
@@ -21,11 +22,28 @@ export async function deleteBot(redis: Redis, botId: string): Promise<boolean> {
     { name: username.toLowerCase(), id: "", expected: botId, lease: 0 },
   );
   await redis.srem(keys.webhookBotsOf(botId), botId);
+  if (tag) await redis.srem(keys.botTag(tag), botId);
   return true;
+}
+
+/**
+ * `DELETE /platform/v1/bots?tag=`: every bot created with the tag, each as `DELETE /bots/:botId`
+ * deletes one (its own step); ids whose bot is already gone are dropped from the tag's set.
+ */
+async function deleteTagged(redis: Redis, tag: string): Promise<number> {
+  const ids = await redis.smembers(keys.botTag(tag));
+  const deleted = await Promise.all(ids.map((id) => deleteBot(redis, id)));
+  const gone = ids.filter((_id, i) => !deleted[i]);
+  if (gone.length > 0) await redis.srem(keys.botTag(tag), ...gone);
+  return deleted.filter(Boolean).length;
 }
 
 /** The operator's and the test's view of one bot: scripted faults, the request log, deletion. */
 export const ADMIN_ROWS: PlatformTable<{ redis: Redis }> = {
+  "DELETE /bots": {
+    bot: "step",
+    handler: async ({ redis }, { query }) => ok({ deleted: await deleteTagged(redis, (query as BotTagQuery).tag) }),
+  },
   "DELETE /bots/:botId": {
     bot: "step",
     handler: async ({ redis }, { botId }) =>

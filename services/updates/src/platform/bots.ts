@@ -60,7 +60,11 @@ export async function createBot(
     username: body.username,
     first_name: firstName,
     created_at: Date.now(),
+    ...(body.tag ? { tag: body.tag } : {}),
   };
+  // Before the bot exists, as the username: a creation that dies here leaves an id the tag's
+  // next listing or deletion drops, never a tagged bot its deletion misses.
+  if (body.tag) await redis.sadd(keys.botTag(body.tag), id);
   if (!(await updatesScripts.createBot(redis, { bot: keys.bot(id) }, { fields: Object.entries(fields).flat() }))) {
     await setUsername(redis, lower, "", id);
     return { outcome: "token_taken" };
@@ -70,7 +74,11 @@ export async function createBot(
     await redis.del(keys.bot(id));
     return { outcome: "username_taken" };
   }
-  return ok({ ...botFrom({ id, username: body.username, first_name: firstName }), token });
+  return ok({
+    ...botFrom({ id, username: body.username, first_name: firstName }),
+    token,
+    ...(body.tag ? { tag: body.tag } : {}),
+  });
 }
 
 /** `POST /platform/v1/bots/:botId/token`: a new token; the old one fails at once everywhere. */

@@ -1,19 +1,29 @@
 import type { Redis } from "ioredis";
-import { keys, ok, type Chat } from "@starpost/shared";
-import { getBot, maskUserinfo, STATUS, type BotRecord } from "@starpost/runtime";
+import { keys, ok, type BotListQuery, type Chat } from "@starpost/shared";
+import { maskUserinfo, STATUS } from "@starpost/runtime";
 import { type PlatformTable } from "@starpost/http";
 import { getWebhookInfo } from "../webhook/info.ts";
+
+/** A bot as the listing shows it: id, username, first name and its tag when it has one. */
+async function listed(redis: Redis, id: string) {
+  const [username, firstName, tag] = await redis.hmget(keys.bot(id), "username", "first_name", "tag");
+  if (!username) return undefined;
+  return { id: Number(id), username, first_name: firstName ?? username, ...(tag ? { tag } : {}) };
+}
 
 /** What the console (and any operator's tool) reads: the bots, a bot's chats, its webhook. */
 export const VIEW_ROWS: PlatformTable<{ redis: Redis }> = {
   "GET /bots": {
     bot: "edge",
-    handler: async ({ redis }) => {
-      const ids = Object.values(await redis.hgetall(keys.botUsernames()));
-      const bots = (await Promise.all(ids.map((id) => getBot(redis, id)))).filter(
-        (b): b is BotRecord => b !== undefined,
-      );
-      bots.sort((a, b) => Number(a.id) - Number(b.id));
+    handler: async ({ redis }, { query }) => {
+      const { tag } = query as BotListQuery;
+      const ids = tag
+        ? await redis.smembers(keys.botTag(tag))
+        : Object.entries(await redis.hgetall(keys.botUsernames()))
+            .filter(([name]) => !name.endsWith(":at"))
+            .map(([, id]) => id);
+      const bots = (await Promise.all(ids.map((id) => listed(redis, id)))).filter((b) => b !== undefined);
+      bots.sort((a, b) => a.id - b.id);
       return ok({ bots });
     },
   },
