@@ -1,6 +1,12 @@
 import { defineConfig } from "vitest/config";
 
+// Workspace packages that ship a build (@starpost/client) are read from their sources here; the
+// rest are Vite's default server conditions.
+const conditions = ["@starpost/source", "module", "node", "development|production"];
+
 export default defineConfig({
+  resolve: { conditions },
+  ssr: { resolve: { conditions, externalConditions: ["@starpost/source"] } },
   test: {
     include: [
       "packages/*/test/**/*.test.ts",

@@ -85,4 +85,40 @@ describe("@starpost/client against a webhook bot", () => {
     await expect(bot.api.getMe()).rejects.toMatchObject({ error_code: 401 });
     await expect(created.requests()).rejects.toMatchObject({ error_code: 404 });
   });
+
+  it("covers the rest of the platform API: tags, listing, token, chats, webhook state, Stars, batches", async () => {
+    const tag = `run-${randomBytes(4).toString("hex")}`;
+    const a = await sp.createBot({ tag });
+    const b = await sp.createBot({ tag, first_name: "Second" });
+    expect(a.username).toMatch(/^sp[0-9a-f]{12}_bot$/);
+    expect(a.tag).toBe(tag);
+    expect(await sp.bots({ tag })).toEqual([
+      { id: a.id, username: a.username, first_name: a.username, tag },
+      { id: b.id, username: b.username, first_name: "Second", tag },
+    ]);
+
+    const old = a.token;
+    const fresh = await a.rotateToken();
+    expect(a.token).toBe(fresh);
+    expect(fresh).not.toBe(old);
+    const getMe = (token: string) => fetch(`${e2e.apiRoot}/bot${token}/getMe`).then((r) => r.status);
+    expect([await getMe(old), await getMe(fresh)]).toEqual([401, 200]);
+
+    const group = await a.saveChat({ id: -100200, type: "supergroup", title: "Shop fans" });
+    expect(group.chat).toEqual({ id: -100200, type: "supergroup", title: "Shop fans" });
+    const ann = await a.privateChat({ first_name: "Ann" });
+    expect(await a.chats()).toEqual([{ id: -100200, type: "supergroup", title: "Shop fans" }, ann.chat]);
+
+    const pushed = await a.pushUpdates([
+      { message: { message_id: 1, date: 1, chat: ann.chat, from: ann.user!, text: "one" } },
+      { message: { message_id: 2, date: 1, chat: ann.chat, from: ann.user!, text: "two" } },
+    ]);
+    expect(pushed.map((p) => p.update_id)).toEqual([1, 2]);
+    expect(await a.webhook()).toMatchObject({ url: "", pending_update_count: 2 });
+    expect(await a.stars({ limit: 5 })).toEqual({ balance: { amount: 0 }, transactions: [] });
+
+    expect(await sp.deleteBots({ tag })).toBe(2);
+    expect(await sp.bots({ tag })).toEqual([]);
+    expect(await getMe(b.token)).toBe(401);
+  });
 });

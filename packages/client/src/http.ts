@@ -19,9 +19,44 @@ export interface Transport {
   request<T>(method: "GET" | "POST" | "PUT" | "DELETE", path: string, body?: unknown, signal?: AbortSignal): Promise<T>;
 }
 
+/** What `new Starpost(...)` takes: the API root and the platform token that `starpost start` printed. */
+export interface StarpostOptions {
+  /** the API root (STARPOST_URL), e.g. `http://127.0.0.1:8081`: what bots get as their API root. */
+  url: string;
+  /** the platform token (STARPOST_PLATFORM_TOKEN). */
+  platformToken: string;
+}
+
+/** The API root without trailing slashes, or a TypeError that names the mistake. */
+export function checkOptions(opts: Partial<StarpostOptions> | undefined): StarpostOptions {
+  const { url, platformToken } = opts ?? {};
+  if (typeof url !== "string" || url === "")
+    throw new TypeError(
+      "Starpost: options.url is required: the API root `starpost start` printed (STARPOST_URL), e.g. http://127.0.0.1:8081",
+    );
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError(`Starpost: options.url must be an http(s) URL, got ${JSON.stringify(url)}`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
+    throw new TypeError(`Starpost: options.url must be an http(s) URL, got ${JSON.stringify(url)}`);
+  const root = url.replace(/\/+$/, "");
+  if (/\/platform\/v1$/.test(root))
+    throw new TypeError(
+      `Starpost: options.url is the API root, without /platform/v1: use ${JSON.stringify(root.slice(0, -"/platform/v1".length))} (the client adds /platform/v1 itself)`,
+    );
+  if (typeof platformToken !== "string" || platformToken === "")
+    throw new TypeError(
+      "Starpost: options.platformToken is required: the platform token `starpost start` printed (STARPOST_PLATFORM_TOKEN)",
+    );
+  return { url: root, platformToken };
+}
+
 /** The platform API over fetch: bearer token, JSON bodies, the `{ok, result}` envelope unwrapped. */
-export function transport(url: string, platformToken: string): Transport {
-  const base = `${url.replace(/\/+$/, "")}/platform/v1`;
+export function transport({ url, platformToken }: StarpostOptions): Transport {
+  const base = `${url}/platform/v1`;
   return {
     async request<T>(
       method: "GET" | "POST" | "PUT" | "DELETE",

@@ -1,18 +1,23 @@
-import { transport, type Transport } from "./http.ts";
+import { checkOptions, transport, type StarpostOptions, type Transport } from "./http.js";
 import type {
+  BotSummary,
   CallbackAnswer,
   Chat,
   ClockAdvance,
+  CreatedBot,
   Fault,
   FaultSpec,
   Message,
   PaymentResult,
   RequestLogEntry,
+  StarsView,
+  Update,
   User,
-} from "./types.ts";
+  WebhookState,
+} from "./types.js";
 
-export { StarpostError } from "./http.ts";
-export type * from "./types.ts";
+export { StarpostError, type StarpostOptions } from "./http.js";
+export type * from "./types.js";
 
 /** Longest single wait the server allows for a history read; longer timeouts read again. */
 const MAX_WAIT_MS = 30_000;
@@ -26,36 +31,85 @@ let nextUserId = 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000);
  */
 export class Starpost {
   private readonly http: Transport;
-  constructor(opts: { url: string; platformToken: string }) {
-    this.http = transport(opts.url, opts.platformToken);
+  /** the API root, as bots are given it (`new Bot(token, { client: { apiRoot: sp.url } })` in grammY). */
+  readonly url: string;
+
+  /**
+   * `url`: the API root (not `…/platform/v1`); `platformToken`: the platform token. A missing or
+   * mistaken option throws a TypeError that says which.
+   */
+  constructor(opts: StarpostOptions) {
+    const checked = checkOptions(opts);
+    this.url = checked.url;
+    this.http = transport(checked);
   }
 
-  /** Registers a bot; its token works at once against the Bot API root (the same url). */
-  async createBot(opts: { username: string; first_name?: string; token?: string }): Promise<StarpostBot> {
-    const bot = await this.http.request<User & { token: string; username: string }>("POST", "/bots", opts);
-    return new StarpostBot(this.http, bot);
+  /** The client for the STARPOST_URL and STARPOST_PLATFORM_TOKEN that `starpost start` prints. */
+  static fromEnv(env: Record<string, string | undefined> = processEnv()): Starpost {
+    return new Starpost({ url: env.STARPOST_URL ?? "", platformToken: env.STARPOST_PLATFORM_TOKEN ?? "" });
+  }
+
+  /**
+   * Registers a bot; its token works at once against the API root. Without `username`, a fresh
+   * one (`sp<random>_bot`), since usernames are unique per starpost. Give a `tag` (a test run's
+   * id) to delete the run's bots together with `deleteBots({ tag })`.
+   */
+  async createBot(
+    opts: { username?: string; first_name?: string; token?: string; tag?: string } = {},
+  ): Promise<StarpostBot> {
+    const body = { ...opts, username: opts.username ?? randomUsername() };
+    return new StarpostBot(this.http, await this.http.request<CreatedBot>("POST", "/bots", body));
   }
 
   /** A handle on a bot registered before (by this client, another process, or a test's setup). */
-  bot(info: { id: number; username: string; first_name: string; token: string }): StarpostBot {
+  bot(info: { id: number; username: string; first_name: string; token: string; tag?: string }): StarpostBot {
     return new StarpostBot(this.http, info);
   }
+
+  /** The registered bots (no tokens), by id; with `tag`, only those created with it. */
+  async bots(opts: { tag?: string } = {}): Promise<BotSummary[]> {
+    const query = opts.tag === undefined ? "" : `?tag=${encodeURIComponent(opts.tag)}`;
+    return (await this.http.request<{ bots: BotSummary[] }>("GET", `/bots${query}`)).bots;
+  }
+
+  /** Deletes every bot created with `tag` and all their data; returns how many there were. */
+  async deleteBots(opts: { tag: string }): Promise<number> {
+    return (await this.http.request<{ deleted: number }>("DELETE", `/bots?tag=${encodeURIComponent(opts.tag)}`))
+      .deleted;
+  }
+}
+
+const processEnv = (): Record<string, string | undefined> =>
+  (globalThis as { process?: { env: Record<string, string | undefined> } }).process?.env ?? {};
+
+function randomUsername(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(6));
+  return `sp${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}_bot`;
 }
 
 export class StarpostBot {
   readonly id: number;
   readonly username: string;
   readonly first_name: string;
-  readonly token: string;
+  readonly tag?: string;
+  /** the bot's token (a new one after `rotateToken`). */
+  token: string;
 
   constructor(
     private readonly http: Transport,
-    info: { id: number; username: string; first_name: string; token: string },
+    info: { id: number; username: string; first_name: string; token: string; tag?: string },
   ) {
     this.id = info.id;
     this.username = info.username;
     this.first_name = info.first_name;
     this.token = info.token;
+    if (info.tag !== undefined) this.tag = info.tag;
+  }
+
+  /** A new token for the bot; the old one fails at once. */
+  async rotateToken(): Promise<string> {
+    this.token = (await this.http.request<{ token: string }>("POST", `/bots/${this.id}/token`)).token;
+    return this.token;
   }
 
   /** A new user with a private chat with the bot (the chat id is the user's id). */
@@ -74,6 +128,31 @@ export class StarpostBot {
   /** An existing chat of the bot (a channel the bot posts to, say) seen as `from`. */
   chat(chat: Chat, from?: User): StarpostChat {
     return new StarpostChat(this.http, this, chat, from);
+  }
+
+  /** Stores a chat for the bot (a group, a supergroup or a channel: negative ids), seen as `from`. */
+  async saveChat(chat: Chat, from?: User): Promise<StarpostChat> {
+    const { id, ...fields } = chat;
+    const saved = await this.http.request<Chat>("PUT", `/bots/${this.id}/chats/${id}`, fields);
+    return new StarpostChat(this.http, this, saved, from);
+  }
+
+  /** The chats the bot knows, by id. */
+  async chats(): Promise<Chat[]> {
+    return (await this.http.request<{ chats: Chat[] }>("GET", `/bots/${this.id}/chats`)).chats;
+  }
+
+  /** The bot's webhook as its getWebhookInfo shows it, with `next_retry_date` while a delivery fails. */
+  async webhook(): Promise<WebhookState> {
+    return this.http.request("GET", `/bots/${this.id}/webhook`);
+  }
+
+  /** The bot's Star balance and its ledger, newest first (`offset`, `limit` up to 100, as getStarTransactions). */
+  async stars(opts: { offset?: number; limit?: number } = {}): Promise<StarsView> {
+    const q = new URLSearchParams();
+    if (opts.offset !== undefined) q.set("offset", String(opts.offset));
+    if (opts.limit !== undefined) q.set("limit", String(opts.limit));
+    return this.http.request("GET", `/bots/${this.id}/stars${q.size > 0 ? `?${q}` : ""}`);
   }
 
   /** Makes the bot's next `times` (default 1) calls of `method` ("*": any) fail or wait first. */
@@ -97,8 +176,13 @@ export class StarpostBot {
   }
 
   /** Pushes a hand-built Update (without update_id) for kinds the helpers here do not cover. */
-  async pushUpdate(update: Record<string, unknown>): Promise<{ update_id: number | null; dropped?: string }> {
+  async pushUpdate(update: Update): Promise<{ update_id: number | null; dropped?: string }> {
     return this.http.request("POST", `/bots/${this.id}/updates`, update);
+  }
+
+  /** Pushes up to 1000 Updates in one step, in order. */
+  async pushUpdates(updates: Update[]): Promise<{ update_id: number | null; dropped?: string }[]> {
+    return this.http.request("POST", `/bots/${this.id}/updates`, updates);
   }
 
   /**

@@ -108,3 +108,55 @@ export interface RequestLogEntry {
   description?: string;
   duration_ms: number;
 }
+
+/** An Update without its update_id (the server assigns it): one kind key, e.g. `{ message: {...} }`. */
+export type Update = Record<string, Record<string, unknown>>;
+
+/** A bot as the platform lists it (no token). */
+export interface BotSummary {
+  id: number;
+  username: string;
+  first_name: string;
+  tag?: string;
+}
+
+/** A bot just registered: its User, its token and its tag. */
+export interface CreatedBot extends BotSummary {
+  is_bot: true;
+  token: string;
+}
+
+export interface StarAmount {
+  amount: number;
+  nanostar_amount?: number;
+}
+
+export interface StarTransaction {
+  id: string;
+  amount: number;
+  nanostar_amount?: number;
+  date: number;
+  source?: Record<string, unknown>;
+  receiver?: Record<string, unknown>;
+}
+
+/** The bot's Star balance and a page of its ledger (getMyStarBalance and getStarTransactions). */
+export interface StarsView {
+  balance: StarAmount;
+  transactions: StarTransaction[];
+}
+
+/** The bot's webhook as its getWebhookInfo shows it (the URL's password masked), with the next retry. */
+export interface WebhookState {
+  url: string;
+  has_custom_certificate: boolean;
+  pending_update_count: number;
+  ip_address?: string;
+  last_error_date?: number;
+  last_error_message?: string;
+  last_synchronization_error_date?: number;
+  max_connections?: number;
+  allowed_updates?: string[];
+  /** when the next attempt of a failing delivery is due (Unix s). */
+  next_retry_date?: number;
+}
