@@ -97,9 +97,13 @@ async function idleStack(
 }
 
 const { early: built, settled } = await idleStack("npm", ["start"], {});
-const { early: source } = await idleStack(process.execPath, ["--import", "tsx", join(REPO_ROOT, "scripts/start.ts")], {
-  STARPOST_FROM_SOURCE: "true",
-});
+const { early: source } = await idleStack(
+  process.execPath,
+  ["--import", "tsx", join(REPO_ROOT, "packages/cli/src/main.ts"), "start"],
+  {
+    STARPOST_FROM_SOURCE: "true",
+  },
+);
 const figures: Figure[] = [
   {
     bench: "idle-stack",

@@ -3,9 +3,13 @@
  * dist/<service>.mjs, with the workspace packages and every npm dependency inlined, so the image
  * needs nothing but `node` and dist/. dist/healthcheck.mjs is the image's HEALTHCHECK. The Lua
  * scripts the services load at start are copied beside the bundles (their names are unique), and
- * the gateway's console files into dist/console/. dist/start.mjs is `npm start`'s starter
- * (scripts/start.ts), which runs the service bundles. Tests and the benchmarks (with
- * BENCH_FROM_SOURCE=true) run the TypeScript sources.
+ * the gateway's console files into dist/console/. dist/starpost.mjs is the `starpost` command
+ * (packages/cli/src/main.ts; `npm start` runs `starpost start`), which runs the service bundles.
+ * Tests and the benchmarks (with BENCH_FROM_SOURCE=true) run the TypeScript sources.
+ *
+ * `build.ts --package <dir>` builds the same into <dir>/dist and copies docker-compose.yml and
+ * the Dockerfile beside it (the starter reads the services' settings from them): the contents of
+ * the @starpost/cli tarball (its `prepack`).
  */
 import { build } from "esbuild";
 import { copyFileSync, cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
@@ -30,7 +34,7 @@ export async function buildDist(dist = join(REPO_ROOT, "dist")): Promise<{ servi
     entryPoints: [
       ...services.map((s) => ({ in: join(REPO_ROOT, "services", s, "src/main.ts"), out: s })),
       { in: join(REPO_ROOT, "scripts/healthcheck.ts"), out: "healthcheck" },
-      { in: join(REPO_ROOT, "scripts/start.ts"), out: "start" },
+      { in: join(REPO_ROOT, "packages/cli/src/main.ts"), out: "starpost" },
     ],
     outdir: dist,
     outExtension: { ".js": ".mjs" },
@@ -68,9 +72,17 @@ export async function buildDist(dist = join(REPO_ROOT, "dist")): Promise<{ servi
   return { services, lua };
 }
 
+/** The files of a package that runs the stack: `<dir>/dist` and the two files the starter reads. */
+async function buildPackage(dir: string) {
+  const built = await buildDist(join(dir, "dist"));
+  for (const file of ["docker-compose.yml", "Dockerfile"]) copyFileSync(join(REPO_ROOT, file), join(dir, file));
+  return built;
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const { services, lua } = await buildDist();
+  const into = process.argv[2] === "--package" ? process.argv[3] : undefined;
+  const { services, lua } = into ? await buildPackage(into) : await buildDist();
   console.log(
-    `starpost: built ${services.map((s) => `dist/${s}.mjs`).join(", ")}, dist/healthcheck.mjs and ${lua.length} Lua scripts`,
+    `starpost: built ${services.map((s) => `dist/${s}.mjs`).join(", ")}, dist/healthcheck.mjs, dist/starpost.mjs and ${lua.length} Lua scripts${into ? ` in ${into}` : ""}`,
   );
 }

@@ -1,5 +1,5 @@
 /**
- * What `npm start` (scripts/start.ts) and `npm run start:cluster` (scripts/start-cluster.ts) give
+ * What `starpost start` (packages/cli/src/start.ts) and `npm run start:cluster` (scripts/start-cluster.ts) give
  * the services of docker-compose.yml on top of the compose file: the secrets it requires, and the
  * local stack's own default for private webhooks.
  */

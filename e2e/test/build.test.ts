@@ -41,7 +41,7 @@ describe("pnpm run build", () => {
     }).map((s) => s.bundle.replace("dist/", ""));
     expect(bundles.sort()).toEqual(built.services.map((s) => `${s}.mjs`).sort());
     expect(readdirSync(dist).sort()).toEqual(
-      [...bundles, "healthcheck.mjs", "start.mjs", ...built.lua, "console"].sort(),
+      [...bundles, "healthcheck.mjs", "starpost.mjs", ...built.lua, "console"].sort(),
     );
     expect(built.lua.length).toBeGreaterThanOrEqual(8);
   });

@@ -48,7 +48,7 @@ const listening = (port: number) =>
 it("starts a second webhook worker on demand, restarts a killed service and the killed redis-server, and Ctrl-C stops everything", async () => {
   const port = await freePort();
   start = track(
-    spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], {
+    spawn(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", "start"], {
       cwd: REPO_ROOT,
       // From the sources: `npm start` runs dist/ (built first); e2e/test/build.test.ts runs the bundles.
       env: {

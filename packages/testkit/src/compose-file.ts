@@ -6,7 +6,7 @@ import { parse } from "yaml";
 /**
  * The repository root, with a trailing separator: the nearest folder above this file that holds
  * docker-compose.yml (this file is packages/testkit/src/compose-file.ts, or inlined into
- * dist/start.mjs by `pnpm run build`).
+ * dist/starpost.mjs by `pnpm run build`, or the @starpost/cli package, which holds a copy).
  */
 export const REPO_ROOT = (() => {
   let dir = dirname(fileURLToPath(import.meta.url));

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+/**
+ * The `starpost` command (the bin of @starpost/cli, bundled into dist/starpost.mjs by
+ * `pnpm run build`; `npm start` runs `starpost start`).
+ *
+ *   starpost start [--port N] [--data-dir DIR]
+ */
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { start } from "./start.ts";
+
+const USAGE = `usage: starpost start [--port N] [--data-dir DIR]
+
+  start       runs the whole stack (Redis, gateway, invoices, updates, webhook workers) until Ctrl-C
+  --port      the gateway's port (default: PORT, else 8081; 0: any free port)
+  --data-dir  Redis's data, the logs and the platform token (default: STARPOST_DATA_DIR, else ./.starpost)
+
+  REDIS_URL       use this Redis instead of a private redis-server from the PATH
+  PLATFORM_TOKEN  the platform token (default: one made on the first start, kept in the data dir)
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`starpost: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+const { values, positionals } = (() => {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: { port: { type: "string" }, "data-dir": { type: "string" }, help: { type: "boolean", short: "h" } },
+    });
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+})();
+
+if (values.help) {
+  process.stdout.write(USAGE);
+  process.exit(0);
+}
+const [command, ...rest] = positionals;
+if (command !== "start") fail(command === undefined ? "a command is required" : `unknown command ${command}`);
+if (rest.length > 0) fail(`unexpected ${rest.join(" ")}`);
+
+const portText = values.port ?? process.env.PORT ?? "8081";
+if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) fail(`--port must be 0-65535, got ${portText}`);
+const port = Number(portText) === 0 ? undefined : Number(portText);
+
+// Absolute: the services run in another working directory and are given paths inside it.
+await start({ dataDir: resolve(values["data-dir"] ?? process.env.STARPOST_DATA_DIR ?? ".starpost"), port });
