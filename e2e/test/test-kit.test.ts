@@ -1,24 +1,26 @@
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Starpost } from "@starpost/client";
-import { eventually, REPO_ROOT, stopProcess, track } from "@starpost/testkit";
+import { parse } from "yaml";
+import { eventually, REPO_ROOT, startRedis, track, type RedisServer } from "@starpost/testkit";
 
 /**
  * The test kit as a bot developer gets it (docs/testing-bots.md): the packed @starpost/client and
  * @starpost/cli installed with npm into a directory outside this workspace, beside grammY, vitest
- * and TypeScript from the npm registry; `starpost start` in the background; then the example bot
- * repository's test (e2e/kit, the files the guide shows) under `node --test`, `tsc --noEmit` and
- * vitest, whose setup file starts a starpost of its own.
+ * and TypeScript from the npm registry; then the example bot repository (e2e/kit, the files the
+ * guide shows): its CI job's steps as written (`starpost start` in the background on a Redis
+ * service, `npm test`: `node --test`), `tsc --noEmit`, and vitest, whose setup file starts a
+ * starpost of its own.
  */
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), "starpost-kit-"));
 const app = join(dir, "shop-bot");
 let starpost: ChildProcess | undefined;
+let redis: RedisServer | undefined;
 let env: { STARPOST_URL: string; STARPOST_PLATFORM_TOKEN: string };
 
 /** The version this workspace uses of a package, so the consumer tests against the same. */
@@ -42,8 +44,7 @@ async function inApp(file: string, args: string[], extraEnv: Record<string, stri
 }
 
 beforeAll(async () => {
-  for (const pkg of ["client", "cli"])
-    await run("npm", ["pack", "--silent", "--pack-destination", dir], { cwd: join(REPO_ROOT, "packages", pkg) });
+  await run("bash", [join(REPO_ROOT, "scripts/pack-kit.sh"), dir]); // `npm run pack:kit` without the setup
   cpSync(join(REPO_ROOT, "e2e/kit"), app, { recursive: true });
   await inApp("npm", [
     "install",
@@ -61,33 +62,54 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (starpost?.pid) process.kill(-starpost.pid, "SIGINT");
-  if (starpost) await stopProcess(starpost, "SIGINT", 20_000);
+  // The background starpost outlives the step's bash, in its process group: Ctrl-C to the group.
+  if (starpost?.pid) {
+    try {
+      process.kill(-starpost.pid, "SIGINT");
+    } catch {
+      // the group is gone
+    }
+    await eventually(() => !groupAlive(starpost!.pid!), 30_000, "the background starpost to stop");
+  }
+  await redis?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe("the test kit, installed from its tarballs outside the workspace", () => {
-  it("`npx starpost start` prints the export line; the bot's test passes under node --test and removes its bots by tag", async () => {
+  it("the CI job's steps (a Redis service, `starpost start` in the background, npm test) pass with the bot's test under node --test, which removes its bots by tag", async () => {
+    redis = await startRedis();
+    const workflow = parse(readFileSync(join(app, ".github/workflows/test.yml"), "utf8")) as {
+      jobs: { test: { steps: { name?: string; run?: string }[] } };
+    };
+    const step = (name: string) => workflow.jobs.test.steps.find((s) => s.name === name)!.run!;
+    const githubEnv = join(dir, "github-env");
+    writeFileSync(githubEnv, "");
+    // bash leads a process group of its own, which the starpost it leaves in the background keeps.
     starpost = track(
-      spawn("npx", ["starpost", "start", "--port", "0", "--data-dir", join(dir, "data")], {
+      spawn("bash", ["-e", "-c", step("Start starpost")], {
         cwd: app,
-        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, REDIS_URL: redis.url, RUNNER_TEMP: dir, GITHUB_ENV: githubEnv },
+        stdio: "ignore",
         detached: true,
       }),
     );
-    const lines: string[] = [];
-    for (const s of [starpost.stdout!, starpost.stderr!])
-      createInterface({ input: s }).on("line", (l) => lines.push(l));
-    await eventually(
-      () => lines.some((l) => l.startsWith("export STARPOST_URL=")),
-      90_000,
-      () => lines.join("\n"),
-    );
-    const exported = lines.find((l) => l.startsWith("export STARPOST_URL="))!;
-    env = Object.fromEntries([...exported.matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1], m[2]])) as typeof env;
+    const code = await new Promise((resolve) => starpost!.once("exit", resolve));
+    expect(code, readFileSync(join(dir, "starpost.log"), "utf8")).toBe(0);
+    const lines = readFileSync(githubEnv, "utf8").trim().split("\n");
+    env = Object.fromEntries(lines.map((l) => l.split(/=(.*)/s).slice(0, 2))) as typeof env;
     expect(Object.keys(env)).toEqual(["STARPOST_URL", "STARPOST_PLATFORM_TOKEN"]);
+    expect(readFileSync(join(dir, "starpost.log"), "utf8")).toContain(`Redis            ${redis.url}`);
 
-    const { stdout } = await inApp("node", ["--test", "test/shop.test.js"], env);
+    const { stdout } = await inApp("bash", ["-e", "-c", step("Test")], env);
     expect(stdout).toMatch(/^# pass 1$/m);
     expect(stdout).toMatch(/^# fail 0$/m);
     const sp = new Starpost({ url: env.STARPOST_URL, platformToken: env.STARPOST_PLATFORM_TOKEN });

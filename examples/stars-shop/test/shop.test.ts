@@ -21,7 +21,12 @@ beforeAll(async () => {
     sp = new Starpost({ url, platformToken: local.platformToken });
   }
 });
-afterAll(() => local?.stop());
+/** This run's bots: deleted together at the end, which matters on a shared starpost (STARPOST_URL). */
+const tag = `stars-shop-${randomBytes(4).toString("hex")}`;
+afterAll(async () => {
+  await sp?.deleteBots({ tag });
+  await local?.stop();
+});
 
 let running: Bot | undefined;
 afterEach(async () => {
@@ -31,7 +36,7 @@ afterEach(async () => {
 
 /** A fresh shop bot, polling, and a customer's private chat with it. */
 async function openShop() {
-  const shop = await sp.createBot({ username: `shop${randomBytes(4).toString("hex")}_bot` });
+  const shop = await sp.createBot({ tag });
   const bot = createShopBot(shop.token, { apiRoot: url });
   await new Promise<void>((started, failed) => {
     bot.start({ timeout: 10, onStart: () => started() }).catch(failed);

@@ -9,6 +9,8 @@ import {
   getterRows,
   REQUEST_FRONT_DOC,
   renderRequestFrontDoc,
+  renderTestingDoc,
+  TESTING_DOC,
   ERRORS_DOC,
   METHODS_DOC,
   packageMap,
@@ -115,6 +117,26 @@ describe("the getter table (docs/request-front.md)", () => {
     );
     expect(listed.filter((k) => !declared.has(k))).toEqual([]);
     expect(Object.keys(REFERENCE_GETTERS).sort()).toEqual(Object.keys(METHODS).sort());
+  });
+});
+
+describe("docs/testing-bots.md", () => {
+  it("shows the example bot repository's files as the test kit's test runs them (e2e/kit), every one of them", () => {
+    const doc = readFileSync(TESTING_DOC, "utf8");
+    expect(doc).toBe(renderTestingDoc(doc));
+    const shown = [...doc.matchAll(/<!-- kit: (\S+) -->/g)].map((m) => m[1]).sort();
+    expect(shown).toEqual(
+      [
+        "package.json",
+        "shop.js",
+        "test/shop.test.js",
+        "test/shop.test.ts",
+        "test/starpost.setup.ts",
+        "tsconfig.json",
+        "vitest.config.ts",
+        ".github/workflows/test.yml",
+      ].sort(),
+    );
   });
 });
 
