@@ -1,5 +1,9 @@
+import { ActivityLog, type ActivityPage } from "./activity.js";
 import { checkOptions, transport, type StarpostOptions, type Transport } from "./http.js";
 import type {
+  ActivityEntry,
+  ActivityFilter,
+  ActivityKind,
   BotSummary,
   CallbackAnswer,
   Chat,
@@ -17,6 +21,7 @@ import type {
 } from "./types.js";
 
 export { StarpostError, type StarpostOptions } from "./http.js";
+export { comparePositions, type ActivityPage } from "./activity.js";
 export type * from "./types.js";
 
 /** Longest single wait the server allows for a history read; longer timeouts read again. */
@@ -94,6 +99,7 @@ export class StarpostBot {
   readonly tag?: string;
   /** the bot's token (a new one after `rotateToken`). */
   token: string;
+  private readonly log: ActivityLog;
 
   constructor(
     private readonly http: Transport,
@@ -104,6 +110,47 @@ export class StarpostBot {
     this.first_name = info.first_name;
     this.token = info.token;
     if (info.tag !== undefined) this.tag = info.tag;
+    this.log = new ActivityLog(http, this.id);
+  }
+
+  /**
+   * The current end of the bot's activity log: pass it as `after` to `waitFor` and `assertNone`
+   * to look only at what happens from now on.
+   */
+  fence(): Promise<string> {
+    return this.log.fence();
+  }
+
+  /**
+   * The bot's activity log after `after` (default: the oldest entry kept), in order: its calls,
+   * updates appended, webhook attempts, confirmations, payments, refunds, renewals and replays.
+   * `waitMs` holds the read until an entry comes.
+   */
+  activity(
+    opts: { after?: string; kinds?: ActivityKind[]; limit?: number; waitMs?: number } = {},
+  ): Promise<ActivityPage> {
+    return this.log.read(opts);
+  }
+
+  /**
+   * The first activity entry after `after` that matches (a predicate, or fields such as
+   * `{ kind: "confirm", by: "webhook" }`); waits up to `timeoutMs` (default 10 s) and throws
+   * when none came.
+   */
+  waitFor(filter: ActivityFilter, opts: { after?: string; timeoutMs?: number } = {}): Promise<ActivityEntry> {
+    return this.log.waitFor(filter, opts);
+  }
+
+  /**
+   * Proves that something did not happen: throws, listing them, when entries after `after` and up
+   * to `before` (default: now, the current fence) match.
+   */
+  async assertNone(filter: ActivityFilter, opts: { after?: string; before?: string } = {}): Promise<void> {
+    const found = await this.log.matching(filter, opts);
+    if (found.length > 0)
+      throw new Error(
+        `bot ${this.id}: ${found.length} activity ${found.length === 1 ? "entry" : "entries"} matched between ${opts.after ?? "the start"} and ${opts.before ?? "now"}:\n${found.map((e) => JSON.stringify(e)).join("\n")}`,
+      );
   }
 
   /** A new token for the bot; the old one fails at once. */

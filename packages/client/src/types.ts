@@ -160,3 +160,26 @@ export interface WebhookState {
   /** when the next attempt of a failing delivery is due (Unix s). */
   next_retry_date?: number;
 }
+
+/** What the activity log records (ACTIVITY_KINDS). */
+export type ActivityKind =
+  "call" | "update" | "attempt" | "confirm" | "drop" | "payment" | "refund" | "renewal" | "replay";
+
+/**
+ * An entry of a bot's activity log: its position (pass it as `after`), when (Unix ms), its kind,
+ * and the kind's fields: a call's `method, params, status, ok, duration_ms`; an update's
+ * `update_id, type, update`; an attempt's `update_ids, status?, error?, duration_ms`; a confirm's
+ * `by` ("offset" with `offset, count`, or "webhook" with `update_ids`); a drop's `update_ids` or
+ * `update_id` and `reason`; a payment's `status` ("paid", "declined", "failed"), `user_id, amount`
+ * and `telegram_payment_charge_id`; a refund's and a renewal's charge, user and amount; a replay's
+ * `update_id` and `via`.
+ */
+export interface ActivityEntry {
+  position: string;
+  time: number;
+  kind: ActivityKind;
+  [field: string]: unknown;
+}
+
+/** Which entries a fence wait or check looks for: a predicate, or fields an entry must have (deeply). */
+export type ActivityFilter = ((entry: ActivityEntry) => boolean) | Partial<ActivityEntry>;

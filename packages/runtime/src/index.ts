@@ -3,6 +3,7 @@
  * channels, the Lua bridge, and the records several services read and write (bots, faults, the
  * request log, webhook settings, the processes' own endpoints).
  */
+export * from "./activity.ts";
 export * from "./bot-registry.ts";
 export * from "./chat-store.ts";
 export * from "./faults.ts";

@@ -130,7 +130,7 @@ export class RequestLogWriter {
       writes.push(
         runtimeScripts.recordRequest(
           this.redis,
-          { bot: keys.bot(botId), log: keys.requestLog(botId) },
+          { bot: keys.bot(botId), log: keys.requestLog(botId), activity: keys.activity(botId) },
           {
             kept: REQUEST_LOG_SIZE,
             entries: entries.length > REQUEST_LOG_SIZE ? entries.slice(-REQUEST_LOG_SIZE) : entries,

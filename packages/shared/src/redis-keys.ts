@@ -53,6 +53,12 @@ export const keys = {
   updateLog: (botId: string | number) => `${PREFIX}:log:${tag(botId)}`,
   /** String counter: the last update_id assigned. */
   updateSeq: (botId: string | number) => `${PREFIX}:log-seq:${tag(botId)}`,
+  /**
+   * Stream: the bot's activity log, the newest ACTIVITY_SIZE entries (activity.lua): calls, updates
+   * appended, webhook attempts, confirmations, payments, refunds, renewals, replays. Fields `k`
+   * (kind) and `d` (data JSON); the entry id is the entry's position.
+   */
+  activity: (botId: string | number) => `${PREFIX}:activity:${tag(botId)}`,
   /** Set of update kind names; absent means the default set. */
   allowedUpdates: (botId: string | number) => `${PREFIX}:allowed:${tag(botId)}`,
 
@@ -162,6 +168,7 @@ export function botKeys(botId: string | number): string[] {
     keys.users(botId),
     keys.updateLog(botId),
     keys.updateSeq(botId),
+    keys.activity(botId),
     keys.allowedUpdates(botId),
     keys.webhook(botId),
     keys.webhookStatus(botId),

@@ -60,13 +60,14 @@ export interface Parties {
 
 /**
  * The first KEYS of every script that includes update-log.lua: the bot's log stream, its
- * update_id counter, its allowed_updates set and its webhook hash (log_open's order).
+ * update_id counter, its allowed_updates set, its webhook hash and its activity log (log_open's order).
  */
-export const logKeys = (botId: string): [string, string, string, string] => [
+export const logKeys = (botId: string): [string, string, string, string, string] => [
   keys.updateLog(botId),
   keys.updateSeq(botId),
   keys.allowedUpdates(botId),
   keys.webhook(botId),
+  keys.activity(botId),
 ];
 
 /** The first ARGV of those scripts: the pending cap, the bot's wake shard channel and the bot id. */

@@ -1,10 +1,44 @@
 import type { Redis } from "ioredis";
 import { keys } from "@starpost/shared";
+import { logScripts } from "./lua/index.ts";
 
-/** Confirms (deletes) the given updates, e.g. after a webhook delivery succeeded or expired. */
-export async function confirmUpdates(redis: Redis, botId: string, updateIds: number[]): Promise<number> {
+/** A webhook delivery attempt as the activity log shows it. */
+export interface Attempt {
+  update_ids: number[];
+  /** the HTTP status of the answer; absent when none came. */
+  status?: number;
+  /** why the attempt failed, as last_error_message says it. */
+  error?: string;
+  duration_ms: number;
+}
+
+/**
+ * Confirms (deletes) updates and records why, in one step: `attempt` is the webhook delivery that
+ * took them (a 2xx: an "attempt" and a "confirm" entry), or undefined when they were given up
+ * (`reason`: a "drop" entry).
+ */
+export async function confirmUpdates(
+  redis: Redis,
+  botId: string,
+  updateIds: number[],
+  how: { attempt: Attempt } | { reason: string },
+): Promise<number> {
   if (updateIds.length === 0) return 0;
-  return redis.xdel(keys.updateLog(botId), ...updateIds.map((id) => `${id}-0`));
+  const attempt = "attempt" in how ? how.attempt : undefined;
+  return logScripts.confirmUpdates(
+    redis,
+    { stream: keys.updateLog(botId), activity: keys.activity(botId) },
+    {
+      attempt: attempt ? JSON.stringify(attempt) : "",
+      kind: attempt ? "confirm" : "drop",
+      data: JSON.stringify(
+        attempt
+          ? { by: "webhook", update_ids: updateIds }
+          : { update_ids: updateIds, reason: (how as { reason: string }).reason },
+      ),
+      ids: updateIds,
+    },
+  );
 }
 
 /** Unconfirmed updates, in-flight ones included (getWebhookInfo's pending_update_count). */

@@ -40,6 +40,7 @@ export async function pollUpdates(redis: Redis, botId: string, read: PollRead): 
       allowed: keys.allowedUpdates(botId),
       bot: keys.bot(botId),
       requests: keys.requestLog(botId),
+      activity: keys.activity(botId),
     },
     {
       offset: read.offset,

@@ -14,7 +14,7 @@ describe("the update log's Lua scripts", () => {
     const swapped = { ...keys, counter: keys.stream, stream: keys.counter };
     const { counter, stream, ...rest } = swapped;
     expect(headerDisagreements({ declaration: { url, keys: { counter, stream, ...rest }, args } })).toEqual([
-      "KEYS: declared counter@1 stream@2 webhook@3 owner@4 allowed@5 bot@6 requests@7, header stream@1 counter@2 webhook@3 owner@4 allowed@5 bot@6 requests@7",
+      "KEYS: declared counter@1 stream@2 webhook@3 owner@4 allowed@5 bot@6 requests@7 activity@8, header stream@1 counter@2 webhook@3 owner@4 allowed@5 bot@6 requests@7 activity@8",
     ]);
   });
 });

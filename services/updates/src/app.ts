@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { OwnEndpoints, Registry, type Logger } from "@starpost/runtime";
+import { ActivityWaits, OwnEndpoints, Registry, type Logger } from "@starpost/runtime";
 import { type DeliveryQueues } from "@starpost/update-log";
 import {
   guardInternal,
@@ -36,8 +36,11 @@ export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
   guardInternal(app, deps.internalToken);
   if (deps.replicaWait) registerReplicaWait(app, deps.redis, deps.logger, deps.replicaWait);
   registerOps(app, { registry, ready: async () => (await deps.redis.ping()) === "PONG" });
+  const activityWaits = new ActivityWaits(deps.redis);
+  app.addHook("onClose", async () => activityWaits.close());
   registerPlatformRoutes(app, {
     redis: deps.redis,
+    activityWaits,
     deliveryQueue: deps.deliveryQueue,
     onDropped: (reason) => dropped.inc({ reason }),
   });

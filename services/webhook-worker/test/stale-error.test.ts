@@ -25,6 +25,7 @@ const failure = (generation: string, message: string) => ({
   message,
   retry: { fails: 1, delay: 2, wakeupAt: Date.now() + 2000 },
   now: Date.now(),
+  attempt: { update_ids: [1], error: message, duration_ms: 5 },
 });
 
 describe("a delivery failure that lands after the webhook changed", () => {

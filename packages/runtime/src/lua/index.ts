@@ -5,7 +5,7 @@ const { one, rest } = luaSlot;
 
 export * from "./bridge.ts";
 
-/** This folder: the update log's scripts include request-log.lua from it. */
+/** This folder: other scripts include request-log.lua and activity.lua from it. */
 export const RUNTIME_LUA = new URL("./", import.meta.url).href;
 
 const script = scriptsIn(import.meta.url);
@@ -26,7 +26,7 @@ export const runtimeScripts = {
     reply: (json: string | null) => (json === null ? undefined : (JSON.parse(json) as Fault)),
   }),
   recordRequest: script("record-request.lua", {
-    keys: { bot: one(), log: one() },
+    keys: { bot: one(), log: one(), activity: one() },
     args: { kept: one<number>(), entries: rest() },
     reply: done,
   }),

@@ -11,6 +11,7 @@ import {
   LinkPaymentBody,
   PaymentBody,
   RequestsQuery,
+  ActivityQuery,
   StarsQuery,
   UpdatesBody,
   UserMessageBody,
@@ -224,5 +225,14 @@ export const PLATFORM_ROUTES: PlatformRoute[] = [
     body: null,
     query: RequestsQuery,
     result: "{requests: [Request]}",
+  },
+  {
+    method: "GET",
+    url: "/bots/:botId/activity",
+    service: "updates",
+    summary: "The bot's activity log after a position, held up to wait_ms for an entry",
+    body: null,
+    query: ActivityQuery,
+    result: "{entries: [ActivityEntry], position}",
   },
 ];

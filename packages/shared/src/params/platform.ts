@@ -172,6 +172,47 @@ export type FaultBody = z.infer<typeof FaultBody>;
 const REQUESTS = { limit: [1, 100] } as const;
 export const RequestsQuery = answering(z.object(integers(REQUESTS, "query")), rangeErrors(REQUESTS));
 
+/** Entries kept per bot (activity.lua's ACTIVITY_KEPT): the newest; older ones are trimmed. */
+export const ACTIVITY_SIZE = 1000;
+/** What the activity log records, each entry written by the step that does it (activity.lua). */
+export const ACTIVITY_KINDS = [
+  "call",
+  "update",
+  "attempt",
+  "confirm",
+  "drop",
+  "payment",
+  "refund",
+  "renewal",
+  "replay",
+] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+/** An activity read is held at most this long. */
+export const MAX_ACTIVITY_WAIT_MS = 30_000;
+
+const ACTIVITY = { limit: [0, ACTIVITY_SIZE], wait_ms: [0, MAX_ACTIVITY_WAIT_MS] } as const;
+export const ActivityQuery = answering(
+  z.object({
+    // A position as the log gave it: a stream id `<ms>-<n>`, or "0" for before the first entry.
+    after: z
+      .string()
+      .regex(/^\d{1,20}(-\d{1,20})?$/)
+      .optional(),
+    kinds: z
+      .string()
+      .transform((s) => s.split(","))
+      .pipe(z.array(z.enum(ACTIVITY_KINDS)))
+      .optional(),
+    ...integers(ACTIVITY, "query"),
+  }),
+  {
+    after: () => Errors.activityPositionInvalid(),
+    kinds: () => Errors.activityKindsInvalid(ACTIVITY_KINDS.join(", ")),
+    ...rangeErrors(ACTIVITY),
+  },
+);
+export type ActivityQuery = z.infer<typeof ActivityQuery>;
+
 const STARS = { offset: [0, Number.MAX_SAFE_INTEGER], limit: [1, 100] } as const;
 export const StarsQuery = answering(z.object(integers(STARS, "query")), rangeErrors(STARS));
 export type StarsQuery = z.infer<typeof StarsQuery>;

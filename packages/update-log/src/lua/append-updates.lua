@@ -3,11 +3,11 @@
   met in the payloads, then for each update records a message in its chat's history when asked
   (whether or not the bot takes the update: the user did send it) and appends it (update-log.lua:
   allowed_updates, the pending cap, the next update_id, the wake).
-  KEYS[1..4] log: the log's keys (update-log.lua)   KEYS[5] bot: bot hash    KEYS[6] chats: chats hash
-  KEYS[7] chatUsernames: chat usernames hash      KEYS[8] users: users hash
-  KEYS[9] messageSeq: message_id counters hash
-  KEYS[10] messages: messages hash (<chat>:<message id> -> Message JSON)
-  KEYS[11] openQueries: the bot's open callback queries (zset: id -> expiry, Unix ms)
+  KEYS[1..5] log: the log's keys (update-log.lua)   KEYS[6] bot: bot hash    KEYS[7] chats: chats hash
+  KEYS[8] chatUsernames: chat usernames hash      KEYS[9] users: users hash
+  KEYS[10] messageSeq: message_id counters hash
+  KEYS[11] messages: messages hash (<chat>:<message id> -> Message JSON)
+  KEYS[12] openQueries: the bot's open callback queries (zset: id -> expiry, Unix ms)
   ARGV[1..3] log: the log's arguments (pending cap, wake channel, bot id)
   ARGV[4] chats: C, number of chats       ARGV[5] users: U, number of users
   ARGV[6..] records: C triples: chat id, lower-cased username ("" for none), Chat JSON,
@@ -20,35 +20,35 @@
   followed, for an update recorded in a history, by its message id.
 ]]
 --!include update-log.lua
-if redis.call("EXISTS", KEYS[5]) == 0 then return { -1 } end
+if redis.call("EXISTS", KEYS[6]) == 0 then return { -1 } end
 local chats = tonumber(ARGV[4])
 local users = tonumber(ARGV[5])
 local i = 6
 for _ = 1, chats do
   -- Rewriting an unchanged chat would only grow the append-only file.
-  if redis.call("HGET", KEYS[6], ARGV[i]) ~= ARGV[i + 2] then
-    redis.call("HSET", KEYS[6], ARGV[i], ARGV[i + 2])
-    if ARGV[i + 1] ~= "" then redis.call("HSET", KEYS[7], ARGV[i + 1], ARGV[i]) end
+  if redis.call("HGET", KEYS[7], ARGV[i]) ~= ARGV[i + 2] then
+    redis.call("HSET", KEYS[7], ARGV[i], ARGV[i + 2])
+    if ARGV[i + 1] ~= "" then redis.call("HSET", KEYS[8], ARGV[i + 1], ARGV[i]) end
   end
   i = i + 3
 end
 for _ = 1, users do
-  if redis.call("HGET", KEYS[8], ARGV[i]) ~= ARGV[i + 1] then redis.call("HSET", KEYS[8], ARGV[i], ARGV[i + 1]) end
+  if redis.call("HGET", KEYS[9], ARGV[i]) ~= ARGV[i + 1] then redis.call("HSET", KEYS[9], ARGV[i], ARGV[i + 1]) end
   i = i + 2
 end
 
-local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4] }, ARGV[1], ARGV[2], ARGV[3])
+local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5] }, ARGV[1], ARGV[2], ARGV[3])
 local results = {}
 while i <= #ARGV do
   local payload = ARGV[i + 4]
   local message_id = nil
-  if ARGV[i + 5] ~= "" then payload, message_id = history_record(KEYS[9], KEYS[10], ARGV[i + 5], ARGV[i + 6], payload) end
+  if ARGV[i + 5] ~= "" then payload, message_id = history_record(KEYS[10], KEYS[11], ARGV[i + 5], ARGV[i + 6], payload) end
   local r = log_append(log, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], payload)
   results[#results + 1] = r
   if message_id then results[#results + 1] = tonumber(message_id) end
   if ARGV[i + 7] ~= "" and type(r) == "number" then
-    redis.call("ZREMRANGEBYSCORE", KEYS[11], "-inf", "(" .. now_ms())
-    redis.call("ZADD", KEYS[11], ARGV[i + 3], ARGV[i + 7])
+    redis.call("ZREMRANGEBYSCORE", KEYS[12], "-inf", "(" .. now_ms())
+    redis.call("ZADD", KEYS[12], ARGV[i + 3], ARGV[i + 7])
   end
   i = i + 8
 end

@@ -25,7 +25,7 @@ const done = (n: number) => n === 1;
 
 /** The update log's first KEYS and ARGV (update-log.lua's log_open), in every script that appends. */
 export const logSlots = {
-  keys: () => run(4),
+  keys: () => run(5),
   args: () => run<3, LuaValue>(3),
   /** kind, opt-in flag, lifetime (ms) of an update a script builds itself. */
   kind: () => run(3),
@@ -49,7 +49,16 @@ export const logScripts = {
     reply: (r: (number | string)[]) => (r[0] === -1 ? undefined : { webhook: r[0] === 1, results: r.slice(1) }),
   }),
   pollUpdates: script("poll-updates.lua", {
-    keys: { stream: one(), counter: one(), webhook: one(), owner: one(), allowed: one(), bot: one(), requests: one() },
+    keys: {
+      stream: one(),
+      counter: one(),
+      webhook: one(),
+      owner: one(),
+      allowed: one(),
+      bot: one(),
+      requests: one(),
+      activity: one(),
+    },
     args: {
       offset: one<number>(),
       limit: one<number>(),
@@ -66,6 +75,11 @@ export const logScripts = {
     },
     reply: ([head, ...updates]: string[]): PollOutcome =>
       head === "ok" ? { outcome: "updates", updates } : { outcome: head as "webhook" | "wait" | "gone" },
+  }),
+  confirmUpdates: script("confirm-updates.lua", {
+    keys: { stream: one(), activity: one() },
+    args: { attempt: one(), kind: one<"confirm" | "drop">(), data: one(), ids: rest<number>() },
+    reply: (n: number) => n,
   }),
   releasePoll: script("release-poll.lua", {
     keys: { owner: one() },

@@ -6,6 +6,7 @@
   KEYS[1] stream: update log stream        KEYS[2] counter: update_id counter
   KEYS[3] webhook: webhook hash             KEYS[4] owner: poll owner string
   KEYS[5] allowed: allowed_updates set     KEYS[6] bot: bot hash   KEYS[7] requests: request log list
+  KEYS[8] activity: activity stream (updates confirmed by the offset, expired ones, the call)
   ARGV[1] offset: 0: from the oldest; > 0: confirm every id below it; < 0: keep the newest |offset|
   ARGV[2] limit: 1..100            ARGV[3] now: Unix ms
   ARGV[4] pollId: poll id          ARGV[5] mode: wait mode, "none", "claim" (a new poll) or "rearm" (a woken one)
@@ -30,8 +31,12 @@ local limit = tonumber(ARGV[2])
 local now = tonumber(ARGV[3])
 local mode = ARGV[5]
 
+-- Updates confirmed by the offset are a "confirm" entry of the activity log (activity.lua, which
+-- request-log.lua brings in).
+local confirmed = 0
+local given = offset
 if offset < 0 then
-  redis.call("XTRIM", KEYS[1], "MAXLEN", -offset)
+  confirmed = redis.call("XTRIM", KEYS[1], "MAXLEN", -offset)
   offset = 0
 elseif offset > 0 then
   -- As the official queue: an offset more than 10 past the next id is a mistake (another server's
@@ -40,8 +45,11 @@ elseif offset > 0 then
   if offset > next_id + 10 then
     offset = 0
   else
-    redis.call("XTRIM", KEYS[1], "MINID", offset)
+    confirmed = redis.call("XTRIM", KEYS[1], "MINID", offset)
   end
+end
+if confirmed > 0 then
+  activity_add(KEYS[8], "confirm", '{"by":"offset","offset":' .. given .. ',"count":' .. confirmed .. '}')
 end
 
 local out = { "ok" }
@@ -56,6 +64,7 @@ while #out <= limit and budget > 0 do
     local e = entry_read(entry[2])
     if e.expiry <= now then
       redis.call("XDEL", KEYS[1], entry[1])
+      activity_add(KEYS[8], "drop", '{"update_id":' .. tonumber(string.match(entry[1], "^%d+")) .. ',"reason":"expired"}')
     else
       budget = budget - 50 - #e.update
       if budget <= 0 and #out > 1 then break end
@@ -69,7 +78,7 @@ if #out > 1 or mode == "none" then
   -- A woken poll ("rearm") keeps its claim, answered: a write here would put an AOF fsync
   -- between the wake-up and the answer. The bot's next poll takes the claim over.
   if mode ~= "rearm" and redis.call("GET", KEYS[4]) == ARGV[4] then redis.call("DEL", KEYS[4]) end
-  if ARGV[11] ~= "" then request_log_write(KEYS[6], KEYS[7], ARGV[10], { ARGV[11] }) end
+  if ARGV[11] ~= "" then request_log_write(KEYS[6], KEYS[7], ARGV[10], { ARGV[11] }, KEYS[8]) end
   return out
 end
 

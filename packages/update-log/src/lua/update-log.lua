@@ -2,10 +2,13 @@
   The update log's append, the one piece of Lua every script that tells a bot something includes
   (a line `--!include update-log.lua` is replaced by this file when the script is loaded), so money
   or a record and the update announcing it are written in one step.
-    local log = log_open({ log stream, update_id counter, allowed_updates set, webhook hash }, cap, wake shard channel, bot id)
+    local log = log_open({ log stream, update_id counter, allowed_updates set, webhook hash,
+                           activity stream }, cap, wake shard channel, bot id)
     log_append(log, kind, opt_in ("1"/"0"), queue key, expiry (Unix ms), payload JSON)
       -> the update_id assigned, or the reason it was dropped: "not_allowed" (allowed_updates
-         filter, applied at creation as in the official server) or "too_many_pending" (the cap)
+         filter, applied at creation as in the official server) or "too_many_pending" (the cap);
+         an appended update is an "update" entry of the bot's activity log (activity.lua)
+    log_activity(log, kind, data JSON): an entry of the bot's activity log (a payment, say)
     history_record(message_id counters hash, messages hash, chat id, message id, payload JSON)
       -> payload, message id: records a message in its chat's history; an empty message id takes
          the chat's next one and puts it in front of the payload's keys
@@ -19,6 +22,7 @@
 ]]
 --!include wake.lua
 --!include log-entry.lua
+--!include activity.lua
 
 local WAKE_CARRY_BYTES = 65536
 
@@ -44,6 +48,7 @@ local function log_append(log, kind, opt_in, queue, expiry, payload)
   -- JsonUpdate's bytes (WebhookActor.h at 01a3679, line 230): a newline after the id's comma.
   local json = '{"update_id":' .. id .. ',\n"' .. kind .. '":' .. payload .. '}'
   entry_write(log.k[1], id, kind, queue, expiry, json)
+  activity_add(log.k[5], "update", '{"update_id":' .. id .. ',"type":"' .. kind .. '","update":' .. json .. '}')
   log.first_id = log.first_id or id
   if log.carried then
     log.carried_bytes = log.carried_bytes + #json
@@ -52,6 +57,10 @@ local function log_append(log, kind, opt_in, queue, expiry, payload)
   log.pending = log.pending + 1
   log.appended = true
   return id
+end
+
+local function log_activity(log, kind, data)
+  return activity_add(log.k[5], kind, data)
 end
 
 local function history_record(seq_key, messages_key, chat_id, message_id, payload)

@@ -1,9 +1,9 @@
-import { luaSlot, scriptsIn, type LuaValue } from "@starpost/runtime";
+import { luaSlot, RUNTIME_LUA, scriptsIn, type LuaValue } from "@starpost/runtime";
 import { logSlots, UPDATE_LOG_LUA } from "@starpost/update-log";
 
 const { one, rest } = luaSlot;
 
-const script = scriptsIn(import.meta.url, [UPDATE_LOG_LUA]);
+const script = scriptsIn(import.meta.url, [UPDATE_LOG_LUA, RUNTIME_LUA]);
 
 /** The keys of a bot's money, in the order the money scripts take them (see moneyKeys). */
 const moneySlots = () => ({

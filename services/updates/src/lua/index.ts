@@ -1,9 +1,9 @@
-import { luaSlot, scriptsIn, type LuaValue } from "@starpost/runtime";
+import { luaSlot, RUNTIME_LUA, scriptsIn, type LuaValue } from "@starpost/runtime";
 import { UPDATE_LOG_LUA, type AllowedMode } from "@starpost/update-log";
 
 const { one, rest } = luaSlot;
 
-const script = scriptsIn(import.meta.url, [UPDATE_LOG_LUA]);
+const script = scriptsIn(import.meta.url, [UPDATE_LOG_LUA, RUNTIME_LUA]);
 
 /** Why setWebhook refused the URL's address (found before its step, reported by it). */
 export type AddressRefusal = "reserved" | "unresolved" | "own_endpoint";

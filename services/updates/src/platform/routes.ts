@@ -1,15 +1,16 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import { Errors, isChatId, ok, type ChatBody, type CreateBotBody } from "@starpost/shared";
-import { saveChat } from "@starpost/runtime";
+import { saveChat, type ActivityWaits } from "@starpost/runtime";
 import { registerPlatformRows, type PlatformTable } from "@starpost/http";
+import { ACTIVITY_ROWS } from "./activity.ts";
 import { ADMIN_ROWS } from "./bot-admin.ts";
 import { VIEW_ROWS } from "./views.ts";
 import { createBot, rotateToken } from "./bots.ts";
 import { ingestUpdates, type IngestDeps } from "./ingest.ts";
 import { answer } from "../outcomes.ts";
 
-export type PlatformDeps = IngestDeps & { redis: Redis };
+export type PlatformDeps = IngestDeps & { redis: Redis; activityWaits: ActivityWaits };
 
 /** Bots, chats and pushed updates. */
 const BOT_ROWS: PlatformTable<PlatformDeps> = {
@@ -37,5 +38,13 @@ const BOT_ROWS: PlatformTable<PlatformDeps> = {
 
 /** The platform routes this service owns, behind the gateway's bearer check (`/internal/platform/*`). */
 export function registerPlatformRoutes(app: FastifyInstance, deps: PlatformDeps) {
-  registerPlatformRows(app, { ...BOT_ROWS, ...ADMIN_ROWS, ...VIEW_ROWS }, { redis: deps.redis, deps, answer });
+  registerPlatformRows(
+    app,
+    { ...BOT_ROWS, ...ADMIN_ROWS, ...VIEW_ROWS, ...ACTIVITY_ROWS },
+    {
+      redis: deps.redis,
+      deps,
+      answer,
+    },
+  );
 }

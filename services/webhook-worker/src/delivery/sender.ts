@@ -32,7 +32,7 @@ export interface Target {
 /** A delivery's result: the 2xx status and the reply's parameters, or why it failed. */
 export type DeliveryResult = Outcome<
   { status: number; reply?: RawParams },
-  { outcome: "failed"; error: string; kind: string; retryAfter: number; aborted?: boolean }
+  { outcome: "failed"; error: string; kind: string; retryAfter: number; status?: number; aborted?: boolean }
 >;
 
 /** Bodies of 2xx answers are read (for a `method` to run) up to this size. */
@@ -127,6 +127,7 @@ export class WebhookSender {
         outcome: "failed",
         error: wrongResponseText(res.statusCode),
         kind: "http",
+        status: res.statusCode,
         retryAfter: parseRetryAfter(res.headers["retry-after"]),
       };
     } catch (err) {

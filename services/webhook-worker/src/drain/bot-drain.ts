@@ -206,7 +206,7 @@ export class BotDrain {
       const target = { url: this.config.url, secretToken: this.config.secretToken };
       const done = this.deps
         .deliver(target, entry.json, controller.signal)
-        .then((result) => this.onResult(entry, result, (performance.now() - started) / 1000));
+        .then((result) => this.onResult(entry, result, performance.now() - started));
       this.settle(key, entry, done);
     }
   }
@@ -239,17 +239,20 @@ export class BotDrain {
   }
 
   private async drop(entry: LogEntry): Promise<"done"> {
-    await confirmUpdates(this.deps.redis, this.botId, [entry.update_id]);
+    await confirmUpdates(this.deps.redis, this.botId, [entry.update_id], { reason: "expired" });
     this.retries.delete(entry.update_id);
     this.deps.metrics.dropped.inc();
     return "done";
   }
 
-  private async onResult(entry: LogEntry, result: DeliveryResult, seconds: number): Promise<"done" | "retry" | "keep"> {
+  private async onResult(entry: LogEntry, result: DeliveryResult, ms: number): Promise<"done" | "retry" | "keep"> {
     const { metrics, redis } = this.deps;
+    const seconds = ms / 1000;
+    const durationMs = Math.round(ms);
     if (result.outcome === "ok") {
-      const { reply } = result.result;
-      await confirmUpdates(redis, this.botId, [entry.update_id]);
+      const { reply, status } = result.result;
+      const attempt = { update_ids: [entry.update_id], status, duration_ms: durationMs };
+      await confirmUpdates(redis, this.botId, [entry.update_id], { attempt });
       const hadRetry = this.retries.delete(entry.update_id);
       const firstOk = !this.okSeen;
       this.okSeen = true;
@@ -266,6 +269,12 @@ export class BotDrain {
     const now = Date.now();
     const prev = this.retries.get(entry.update_id) ?? FRESH;
     const decision = nextRetry(prev, result.retryAfter, entry.expiresAt, now, this.deps.backoffScale);
+    const attempt = {
+      update_ids: [entry.update_id],
+      ...(result.status === undefined ? {} : { status: result.status }),
+      error: result.error,
+      duration_ms: durationMs,
+    };
     if (decision.outcome === "drop") {
       await recordFailure(redis, this.botId, {
         generation: this.config.generation,
@@ -273,6 +282,7 @@ export class BotDrain {
         message: result.error,
         retry: undefined,
         now,
+        attempt,
       });
       await this.drop(entry);
       return "done";
@@ -285,6 +295,7 @@ export class BotDrain {
       message: result.error,
       retry: decision.state,
       now,
+      attempt,
     });
     this.deps.logger.debug(
       { botId: this.botId, update_id: entry.update_id, error: result.error, fails: decision.state.fails },

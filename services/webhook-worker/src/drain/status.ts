@@ -3,6 +3,7 @@ import { keys } from "@starpost/shared";
 import { STATUS } from "@starpost/runtime";
 import { workerScripts } from "../lua/index.ts";
 import type { RetryState } from "../delivery/backoff.ts";
+import type { Attempt } from "@starpost/update-log";
 
 /**
  * A bot's delivery status in `keys.webhookStatus`: the last error (shown by getWebhookInfo,
@@ -37,14 +38,20 @@ export interface Failure {
   /** the update's next try; undefined when it was dropped. */
   retry: RetryState | undefined;
   now: number;
+  /** the attempt, for the bot's activity log. */
+  attempt: Attempt;
 }
 
-/** A failed attempt: the last error and the update's next try, unless the webhook changed since. */
+/**
+ * A failed attempt: an "attempt" entry of the activity log, and the last error and the update's
+ * next try unless the webhook changed since.
+ */
 export async function recordFailure(redis: Redis, botId: string, f: Failure): Promise<void> {
   await workerScripts.recordWebhookFailure(
     redis,
-    { webhook: keys.webhook(botId), status: keys.webhookStatus(botId) },
+    { webhook: keys.webhook(botId), status: keys.webhookStatus(botId), activity: keys.activity(botId) },
     {
+      attempt: JSON.stringify(f.attempt),
       generation: f.generation,
       dateField: STATUS.lastErrorDate,
       date: Math.floor(f.now / 1000),

@@ -1,8 +1,8 @@
-import { luaSlot, scriptsIn } from "@starpost/runtime";
+import { luaSlot, RUNTIME_LUA, scriptsIn } from "@starpost/runtime";
 
 const { one } = luaSlot;
 
-const script = scriptsIn(import.meta.url);
+const script = scriptsIn(import.meta.url, [RUNTIME_LUA]);
 
 const done = (n: number) => n === 1;
 
@@ -44,8 +44,9 @@ export const workerScripts = {
     reply: done,
   }),
   recordWebhookFailure: script("record-webhook-failure.lua", {
-    keys: { webhook: one(), status: one() },
+    keys: { webhook: one(), status: one(), activity: one() },
     args: {
+      attempt: one(),
       generation: one(),
       dateField: one(),
       date: one<number>(),
