@@ -177,3 +177,94 @@ describe("the activity log", () => {
     expect(entries.map((e) => e.update_id)).toEqual(Array.from({ length: ACTIVITY_SIZE }, (_, i) => i + 51));
   });
 });
+
+describe("replayed and duplicated deliveries", () => {
+  it("replays a confirmed update to the next getUpdates once, the same update_id and body; refuses one still pending or unknown", async () => {
+    const shop = await sp.createBot({ tag: "activity" });
+    onCleanup(() => shop.delete());
+    const chat = await shop.privateChat({ first_name: "Ed" });
+    await chat.send("first");
+    const [first] = await e2e.call(shop.token, "getUpdates", {});
+    await chat.send("second");
+    expect(
+      await e2e.platform.call("POST", `/bots/${shop.id}/replays`, { update_id: first.update_id + 1 }),
+    ).toMatchObject({
+      status: 400,
+      body: {
+        description: `Bad Request: update ${first.update_id + 1} is not confirmed yet: it is still waiting for delivery`,
+      },
+    });
+    const [, second] = await e2e.call(shop.token, "getUpdates", { offset: first.update_id });
+    await e2e.call(shop.token, "getUpdates", { offset: second.update_id + 1 });
+
+    const fence = await shop.fence();
+    await shop.replay(first.update_id);
+    expect(await e2e.call(shop.token, "getUpdates", { offset: second.update_id + 1 })).toEqual([first]);
+    expect(await e2e.call(shop.token, "getUpdates", { offset: first.update_id + 1 })).toEqual([]);
+    expect(await shop.waitFor({ kind: "replay" }, { after: fence })).toMatchObject({
+      update_id: first.update_id,
+      reason: "platform",
+    });
+    expect(await e2e.platform.call("POST", `/bots/${shop.id}/replays`, { update_id: 999 })).toMatchObject({
+      status: 400,
+      body: {
+        description: "Bad Request: update 999 is not in the bot's activity log (it keeps the newest 1000 entries)",
+      },
+    });
+  });
+
+  it("a replayed successful_payment reaches the webhook bot again, and no second payment happens", async () => {
+    const { shop, chat } = await webhookShop();
+    await chat.send("/buy");
+    const invoice = await chat.nextBotMessage();
+    await chat.pay(invoice);
+    expect((await chat.nextBotMessage()).text).toBe("Thanks");
+    const paid = await shop.waitFor({
+      kind: "update",
+      type: "message",
+      update: { message: { successful_payment: {} } },
+    });
+    await shop.waitFor({ kind: "confirm", by: "webhook", update_ids: [paid.update_id] });
+
+    const fence = await shop.fence();
+    await shop.replay(paid.update_id as number);
+    const replay = await shop.waitFor({ kind: "replay" }, { after: fence });
+    await shop.waitFor({ kind: "confirm", by: "webhook", update_ids: [replay.slot] }, { after: fence });
+    expect((await chat.nextBotMessage()).text).toBe("Thanks"); // the bot under test is not idempotent
+    await shop.assertNone({ kind: "payment" }, { after: fence });
+  });
+
+  it("a duplicate-delivery fault makes the next deliveries come twice, by webhook and by getUpdates", async () => {
+    const hooked = await sp.createBot({ tag: "activity" });
+    onCleanup(() => hooked.delete());
+    const seen: number[] = [];
+    const server = await serve(e2e, (req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c));
+      req.on("end", () => (seen.push(JSON.parse(body).update_id), res.writeHead(200).end()));
+    });
+    onCleanup(() => server.close());
+    await e2e.call(hooked.token, "setWebhook", { url: server.url("/hook") });
+    await hooked.duplicateDeliveries(1);
+    expect(await hooked.faults()).toEqual([{ id: 1, method: "delivery", duplicate: true, times: 1 }]);
+    const chat = await hooked.privateChat({ first_name: "Fy" });
+    await chat.send("a");
+    await hooked.waitFor({ kind: "replay", reason: "duplicate" });
+    await chat.send("b");
+    await hooked.waitFor((e) => e.kind === "confirm" && seen.length >= 3);
+    // "a" came twice; the duplicate took a slot of the log, so "b" is update 3.
+    expect(seen).toEqual([1, 1, 3]);
+    expect(await hooked.faults()).toEqual([]);
+
+    const polled = await sp.createBot({ tag: "activity" });
+    onCleanup(() => polled.delete());
+    await polled.duplicateDeliveries(2);
+    const other = await polled.privateChat({ first_name: "Gu" });
+    for (const text of ["x", "y", "z"]) await other.send(text);
+    const got = await e2e.call(polled.token, "getUpdates", {});
+    expect(got.map((u: { update_id: number }) => u.update_id)).toEqual([1, 2, 3]);
+    const again = await e2e.call(polled.token, "getUpdates", { offset: 4 });
+    expect(again).toEqual([got[0], got[1]]);
+    expect(await e2e.call(polled.token, "getUpdates", { offset: 4 })).toEqual([]);
+  });
+});

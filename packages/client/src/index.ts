@@ -153,6 +153,20 @@ export class StarpostBot {
       );
   }
 
+  /**
+   * Delivers an update the bot already confirmed once more, as Telegram may after a timeout: the
+   * same update_id and body, by webhook or to the next getUpdates (read back from the activity
+   * log, which keeps the newest 1000 entries), so the bot's idempotency can be tested.
+   */
+  async replay(updateId: number): Promise<void> {
+    await this.http.request("POST", `/bots/${this.id}/replays`, { update_id: updateId });
+  }
+
+  /** Makes the bot's next `times` (default 1) deliveries, by webhook or getUpdates, reach it twice. */
+  async duplicateDeliveries(times = 1): Promise<number> {
+    return this.failNext("delivery", { duplicate: true, times });
+  }
+
   /** A new token for the bot; the old one fails at once. */
   async rotateToken(): Promise<string> {
     this.token = (await this.http.request<{ token: string }>("POST", `/bots/${this.id}/token`)).token;
@@ -202,7 +216,10 @@ export class StarpostBot {
     return this.http.request("GET", `/bots/${this.id}/stars${q.size > 0 ? `?${q}` : ""}`);
   }
 
-  /** Makes the bot's next `times` (default 1) calls of `method` ("*": any) fail or wait first. */
+  /**
+   * Makes the bot's next `times` (default 1) calls of `method` ("*": any) fail or wait first;
+   * `("delivery", { duplicate: true })` makes its next deliveries come twice instead.
+   */
   async failNext(method: string, fault: FaultSpec = { error_code: 500 }): Promise<number> {
     return (await this.http.request<{ id: number }>("POST", `/bots/${this.id}/faults`, { method, ...fault })).id;
   }

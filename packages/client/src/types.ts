@@ -85,6 +85,8 @@ export interface ClockAdvance {
 }
 
 export interface FaultSpec {
+  /** with method "delivery": the next `times` deliveries reach the bot twice. */
+  duplicate?: true;
   error_code?: number;
   description?: string;
   retry_after?: number;

@@ -36,13 +36,13 @@ export type AddFaultOutcome =
   | { outcome: "bot_not_found" };
 
 export async function addFault(redis: Redis, botId: string, body: FaultBody): Promise<AddFaultOutcome> {
-  const method = body.method === "*" ? "*" : findMethod(body.method);
+  const method = body.method === "*" || body.duplicate ? body.method : findMethod(body.method);
   if (!method) return { outcome: "fault_method_unknown", method: body.method };
   if (body.error_code !== undefined && body.description === undefined && !DEFAULT_ERRORS[body.error_code]) {
     return { outcome: "fault_description_required", error_code: body.error_code };
   }
   const rule: Omit<Fault, "id"> = { method, times: body.times ?? 1 };
-  for (const k of ["error_code", "description", "retry_after", "delay_ms"] as const)
+  for (const k of ["duplicate", "error_code", "description", "retry_after", "delay_ms"] as const)
     if (body[k] !== undefined) (rule as Record<string, unknown>)[k] = body[k];
   const id = await runtimeScripts.addFault(
     redis,

@@ -87,6 +87,11 @@ export const Errors = {
   tokenFormatInvalid: () => bad("token must look like <bot id>:<secret>"),
   tokenTaken: () => bad("a bot with this id already exists"),
   tagInvalid: () => bad("tag must be 1-64 characters of A-Z, a-z, 0-9 and _ . : -"),
+  faultDuplicateInvalid: () =>
+    bad('a duplicate-delivery fault is {"method":"delivery","duplicate":true}, with times or not, and nothing else'),
+  replayPending: (updateId: number) => bad(`update ${updateId} is not confirmed yet: it is still waiting for delivery`),
+  replayNotFound: (updateId: number) =>
+    bad(`update ${updateId} is not in the bot's activity log (it keeps the newest 1000 entries)`),
   activityPositionInvalid: () => bad("after must be an activity position, as an entry's position gives it"),
   activityKindsInvalid: (kinds: string) => bad(`kinds must be a comma-separated list of: ${kinds}`),
   chatIdNotInteger: () => bad("invalid chat: the chat id must be an integer"),

@@ -1,5 +1,5 @@
 import type { Redis } from "ioredis";
-import { keys } from "@starpost/shared";
+import { channels, keys } from "@starpost/shared";
 import { logScripts } from "./lua/index.ts";
 
 /** A webhook delivery attempt as the activity log shows it. */
@@ -15,7 +15,7 @@ export interface Attempt {
 /**
  * Confirms (deletes) updates and records why, in one step: `attempt` is the webhook delivery that
  * took them (a 2xx: an "attempt" and a "confirm" entry), or undefined when they were given up
- * (`reason`: a "drop" entry).
+ * (`reason`: a "drop" entry). A duplicate-delivery fault makes taken ones come again (replay.lua).
  */
 export async function confirmUpdates(
   redis: Redis,
@@ -27,7 +27,13 @@ export async function confirmUpdates(
   const attempt = "attempt" in how ? how.attempt : undefined;
   return logScripts.confirmUpdates(
     redis,
-    { stream: keys.updateLog(botId), activity: keys.activity(botId) },
+    {
+      stream: keys.updateLog(botId),
+      activity: keys.activity(botId),
+      counter: keys.updateSeq(botId),
+      bot: keys.bot(botId),
+      faults: keys.faults(botId),
+    },
     {
       attempt: attempt ? JSON.stringify(attempt) : "",
       kind: attempt ? "confirm" : "drop",
@@ -36,6 +42,8 @@ export async function confirmUpdates(
           ? { by: "webhook", update_ids: updateIds }
           : { update_ids: updateIds, reason: (how as { reason: string }).reason },
       ),
+      wakeChannel: channels.wake.name(botId),
+      botId,
       ids: updateIds,
     },
   );

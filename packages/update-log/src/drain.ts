@@ -13,9 +13,10 @@ export interface LogEntry {
 
 /**
  * The stream fields of an entry, the one place TypeScript spells them; Lua's are `ENTRY` in
- * lua/log-entry.lua (a test reads back what the Lua wrote with these names).
+ * lua/log-entry.lua (a test reads back what the Lua wrote with these names). `replay` ("1") marks
+ * a replay (replay.lua), which getUpdates deletes once it answered with it.
  */
-export const ENTRY_FIELDS = { kind: "k", queue: "q", expiresAt: "x", json: "u" } as const;
+export const ENTRY_FIELDS = { kind: "k", queue: "q", expiresAt: "x", json: "u", replay: "r" } as const;
 
 /** A flat field/value list (a stream entry, HGETALL inside a script) as an object. */
 export function fieldsOf(flat: string[]): Record<string, string> {

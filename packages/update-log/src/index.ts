@@ -1,7 +1,7 @@
 /**
  * The per-bot update log: append (with the cap, the lifetimes and the allowed_updates filter), poll
  * (getUpdates' read and its waiting-poll claim), drain (the webhook worker's read and its jobs) and
- * confirm, each over its own Lua script; the wake signal is published from inside those steps.
+ * confirm, replays, each over its own Lua script; the wake signal is published from inside those steps.
  */
 export * from "./allowed-updates.ts";
 export * from "./append.ts";
@@ -10,4 +10,5 @@ export * from "./delivery-queue.ts";
 export * from "./drain.ts";
 export * from "./lua/index.ts";
 export * from "./poll.ts";
+export * from "./replay.ts";
 export * from "./update-kinds.ts";

@@ -41,6 +41,7 @@ export async function pollUpdates(redis: Redis, botId: string, read: PollRead): 
       bot: keys.bot(botId),
       requests: keys.requestLog(botId),
       activity: keys.activity(botId),
+      faults: keys.faults(botId),
     },
     {
       offset: read.offset,

@@ -5,7 +5,13 @@ import { logScripts } from "../src/lua/index.ts";
 describe("the update log's Lua scripts", () => {
   it("each .lua header names the KEYS and ARGV its declaration passes, in order, and every script of the folder is declared", () => {
     expect(
-      scriptTableProblems(logScripts, ["allowed-updates.lua", "log-entry.lua", "update-log.lua", "wake.lua"]),
+      scriptTableProblems(logScripts, [
+        "allowed-updates.lua",
+        "log-entry.lua",
+        "replay.lua",
+        "update-log.lua",
+        "wake.lua",
+      ]),
     ).toEqual([]);
   });
 
@@ -14,7 +20,7 @@ describe("the update log's Lua scripts", () => {
     const swapped = { ...keys, counter: keys.stream, stream: keys.counter };
     const { counter, stream, ...rest } = swapped;
     expect(headerDisagreements({ declaration: { url, keys: { counter, stream, ...rest }, args } })).toEqual([
-      "KEYS: declared counter@1 stream@2 webhook@3 owner@4 allowed@5 bot@6 requests@7 activity@8, header stream@1 counter@2 webhook@3 owner@4 allowed@5 bot@6 requests@7 activity@8",
+      "KEYS: declared counter@1 stream@2 webhook@3 owner@4 allowed@5 bot@6 requests@7 activity@8 faults@9, header stream@1 counter@2 webhook@3 owner@4 allowed@5 bot@6 requests@7 activity@8 faults@9",
     ]);
   });
 });

@@ -1,10 +1,12 @@
 --[[
-  Takes the oldest fault that matches a call's method (or "*"), counting one of its `times`;
-  a used-up fault is removed, and the bot's flag with the last one.
+  Takes the oldest fault that matches a call's method (or "*"), counting one of its `times`
+  (faults.lua); a used-up fault is removed, and the bot's flag with the last one. (A "delivery"
+  fault is no method's: the delivery steps take it, replay.lua.)
   KEYS[1] bot: bot hash   KEYS[2] faults: faults hash (id -> rule JSON)
   ARGV[1] method: the method name as in the method table
   Returns the rule JSON as it was before this call, or false when none matches.
 ]]
+--!include faults.lua
 local rows = redis.call("HGETALL", KEYS[2])
 local best_id, best
 for i = 1, #rows, 2 do
@@ -18,13 +20,5 @@ if not best_id then
   if #rows == 0 then redis.call("HDEL", KEYS[1], "faults") end
   return false
 end
-local rule = cjson.decode(best)
-rule.times = rule.times - 1
-if rule.times <= 0 then
-  redis.call("HDEL", KEYS[2], best_id)
-  local left = redis.call("HLEN", KEYS[2])
-  if left == 0 then redis.call("HDEL", KEYS[1], "faults") else redis.call("HSET", KEYS[1], "faults", left) end
-else
-  redis.call("HSET", KEYS[2], best_id, cjson.encode(rule))
-end
+fault_count(KEYS[1], KEYS[2], best_id, cjson.decode(best), 1)
 return best

@@ -12,6 +12,7 @@ import {
   PaymentBody,
   RequestsQuery,
   ActivityQuery,
+  ReplayBody,
   StarsQuery,
   UpdatesBody,
   UserMessageBody,
@@ -234,5 +235,14 @@ export const PLATFORM_ROUTES: PlatformRoute[] = [
     body: null,
     query: ActivityQuery,
     result: "{entries: [ActivityEntry], position}",
+  },
+  {
+    method: "POST",
+    url: "/bots/:botId/replays",
+    service: "updates",
+    summary: "Deliver an update the bot already confirmed once more (same update_id and body)",
+    body: ReplayBody,
+    query: null,
+    result: "true",
   },
 ];

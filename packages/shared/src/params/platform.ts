@@ -151,6 +151,8 @@ export const FaultBody = answering(
   z
     .object({
       method: z.string().min(1),
+      /** method "delivery": the next `times` deliveries (webhook or getUpdates) reach the bot twice. */
+      duplicate: z.literal(true).optional(),
       error_code: faultInts.error_code,
       description: z.string().min(1).max(1024).optional(),
       retry_after: faultInts.retry_after,
@@ -158,11 +160,16 @@ export const FaultBody = answering(
       times: faultInts.times,
     })
     .superRefine((f, ctx) => {
-      if (f.error_code === undefined && f.delay_ms === undefined) fail(ctx, Errors.faultEmpty());
+      if ((f.method === "delivery") !== (f.duplicate === true)) fail(ctx, Errors.faultDuplicateInvalid());
+      else if (f.duplicate) {
+        if (f.error_code !== undefined || f.delay_ms !== undefined || f.description !== undefined)
+          fail(ctx, Errors.faultDuplicateInvalid());
+      } else if (f.error_code === undefined && f.delay_ms === undefined) fail(ctx, Errors.faultEmpty());
       else if (f.retry_after !== undefined && f.error_code !== 429) fail(ctx, Errors.faultRetryAfterAlone());
     }),
   {
     method: () => Errors.faultMethodInvalid(),
+    duplicate: () => Errors.faultDuplicateInvalid(),
     description: () => Errors.faultDescriptionInvalid(),
     ...rangeErrors(FAULT),
   },
@@ -226,6 +233,12 @@ export const UpdatesBody = z.union([NewUpdate, z.array(NewUpdate).max(1000)]);
 
 /** The bot's clock moves forward only, at most about ten years per call. */
 export const MAX_CLOCK_ADVANCE_S = 315_360_000;
+/** `POST /bots/:botId/replays`: the update_id of an update the bot already confirmed. */
+export const ReplayBody = answering(z.object({ update_id: z.number().int().positive() }), {
+  update_id: () => Errors.platformIntegerInvalid("update_id", 1, Number.MAX_SAFE_INTEGER),
+});
+export type ReplayBody = z.infer<typeof ReplayBody>;
+
 export const ClockBody = answering(z.object({ advance_seconds: z.number().int().min(0).max(MAX_CLOCK_ADVANCE_S) }), {
   advance_seconds: () => Errors.platformIntegerInvalid("advance_seconds", 0, MAX_CLOCK_ADVANCE_S),
 });
@@ -241,6 +254,7 @@ export type UserStarsBody = z.infer<typeof UserStarsBody>;
 export interface Fault {
   id: number;
   method: string;
+  duplicate?: true;
   error_code?: number;
   description?: string;
   retry_after?: number;

@@ -1,16 +1,29 @@
 --[[
   Confirms (deletes) updates of a bot's log that a webhook took (a 2xx) or that were given up
-  (expired), and says so in the bot's activity log in the same step.
+  (expired), and says so in the bot's activity log in the same step. A duplicate-delivery fault
+  makes what a webhook took come again (replay.lua), and wakes the bot's drain for it.
   KEYS[1] stream: update log stream        KEYS[2] activity: activity stream
+  KEYS[3] counter: update_id counter        KEYS[4] bot: bot hash     KEYS[5] faults: faults hash
   ARGV[1] attempt: the "attempt" entry's data JSON ("" for none: nothing was sent)
   ARGV[2] kind: "confirm" (taken) or "drop" (given up)   ARGV[3] data: that entry's data JSON
-  ARGV[4..] ids: the update ids
+  ARGV[4] wakeChannel: the bot's wake shard channel      ARGV[5] botId: the bot id
+  ARGV[6..] ids: the update ids (log slots)
   Returns how many updates were deleted; the confirm or drop entry is written only when some were.
 ]]
---!include activity.lua
+--!include replay.lua
+--!include wake.lua
 local ids = {}
-for i = 4, #ARGV do ids[#ids + 1] = ARGV[i] .. "-0" end
+for i = 6, #ARGV do ids[#ids + 1] = ARGV[i] .. "-0" end
 if ARGV[1] ~= "" then activity_add(KEYS[2], "attempt", ARGV[1]) end
+local again = {}
+if ARGV[2] == "confirm" then
+  for j = 1, duplicates_take(KEYS[4], KEYS[5], #ids) do
+    local row = redis.call("XRANGE", KEYS[1], ids[j], ids[j])[1]
+    if row then again[#again + 1] = entry_read(row[2]) end
+  end
+end
 local deleted = redis.call("XDEL", KEYS[1], unpack(ids))
 if deleted > 0 then activity_add(KEYS[2], ARGV[2], ARGV[3]) end
+for _, e in ipairs(again) do replay_append(KEYS[1], KEYS[3], KEYS[2], e, "duplicate") end
+if #again > 0 then wake_grew(ARGV[4], ARGV[5]) end
 return deleted

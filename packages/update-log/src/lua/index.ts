@@ -58,6 +58,7 @@ export const logScripts = {
       bot: one(),
       requests: one(),
       activity: one(),
+      faults: one(),
     },
     args: {
       offset: one<number>(),
@@ -77,9 +78,22 @@ export const logScripts = {
       head === "ok" ? { outcome: "updates", updates } : { outcome: head as "webhook" | "wait" | "gone" },
   }),
   confirmUpdates: script("confirm-updates.lua", {
-    keys: { stream: one(), activity: one() },
-    args: { attempt: one(), kind: one<"confirm" | "drop">(), data: one(), ids: rest<number>() },
+    keys: { stream: one(), activity: one(), counter: one(), bot: one(), faults: one() },
+    args: {
+      attempt: one(),
+      kind: one<"confirm" | "drop">(),
+      data: one(),
+      wakeChannel: one(),
+      botId: one(),
+      ids: rest<number>(),
+    },
     reply: (n: number) => n,
+  }),
+  replayUpdate: script("replay-update.lua", {
+    keys: { stream: one(), counter: one(), activity: one(), webhook: one(), bot: one() },
+    args: { updateId: one<number>(), expiry: one<number>(), wakeChannel: one(), botId: one() },
+    reply: (r: [string, number?, number?]) =>
+      r as ["replayed", number, number] | ["bot_not_found" | "pending" | "not_found"],
   }),
   releasePoll: script("release-poll.lua", {
     keys: { owner: one() },

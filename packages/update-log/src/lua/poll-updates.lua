@@ -7,6 +7,7 @@
   KEYS[3] webhook: webhook hash             KEYS[4] owner: poll owner string
   KEYS[5] allowed: allowed_updates set     KEYS[6] bot: bot hash   KEYS[7] requests: request log list
   KEYS[8] activity: activity stream (updates confirmed by the offset, expired ones, the call)
+  KEYS[9] faults: faults hash (a duplicate-delivery fault replays what the offset confirms, replay.lua)
   ARGV[1] offset: 0: from the oldest; > 0: confirm every id below it; < 0: keep the newest |offset|
   ARGV[2] limit: 1..100            ARGV[3] now: Unix ms
   ARGV[4] pollId: poll id          ARGV[5] mode: wait mode, "none", "claim" (a new poll) or "rearm" (a woken one)
@@ -23,6 +24,7 @@
 --!include log-entry.lua
 --!include allowed-updates.lua
 --!include request-log.lua
+--!include replay.lua
 
 if redis.call("EXISTS", KEYS[3]) == 1 then return { "webhook" } end
 allowed_store(KEYS[5], ARGV[9], { unpack(ARGV, 12) })
@@ -45,7 +47,14 @@ elseif offset > 0 then
   if offset > next_id + 10 then
     offset = 0
   else
+    -- A duplicate-delivery fault: what this offset confirms comes again (its slot is past the offset).
+    local again = {}
+    if offset <= next_id and redis.call("HEXISTS", KEYS[6], "faults") == 1 then
+      local rows = redis.call("XRANGE", KEYS[1], "-", "(" .. offset .. "-0", "COUNT", 100)
+      for j = 1, duplicates_take(KEYS[6], KEYS[9], #rows) do again[j] = entry_read(rows[j][2]) end
+    end
     confirmed = redis.call("XTRIM", KEYS[1], "MINID", offset)
+    for _, e in ipairs(again) do replay_append(KEYS[1], KEYS[2], KEYS[8], e, "duplicate") end
   end
 end
 if confirmed > 0 then
@@ -69,6 +78,8 @@ while #out <= limit and budget > 0 do
       budget = budget - 50 - #e.update
       if budget <= 0 and #out > 1 then break end
       out[#out + 1] = e.update
+      -- A replay is given once: answered, it is gone.
+      if e.replay then redis.call("XDEL", KEYS[1], entry[1]) end
     end
     start = "(" .. entry[1]
   end
