@@ -6,6 +6,8 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Starpost } from "@starpost/client";
 import { parse } from "yaml";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { eventually, REPO_ROOT, startRedis, track, type RedisServer } from "@starpost/testkit";
 
 /**
@@ -114,6 +116,28 @@ describe("the test kit, installed from its tarballs outside the workspace", () =
     expect(stdout).toMatch(/^# fail 0$/m);
     const sp = new Starpost({ url: env.STARPOST_URL, platformToken: env.STARPOST_PLATFORM_TOKEN });
     expect(await sp.bots()).toEqual([]);
+  });
+
+  it("`starpost mcp` from the installed package answers the MCP SDK's client over stdio", async () => {
+    const mcp = new Client({ name: "kit-test", version: "1.0.0" });
+    await mcp.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [join(app, "node_modules/@starpost/cli/dist/starpost.mjs"), "mcp"],
+        env: { PATH: process.env.PATH ?? "", ...env },
+      }),
+    );
+    try {
+      expect((await mcp.listTools()).tools.map((t) => t.name)).toContain("create_bot");
+      const res = (await mcp.callTool({ name: "create_bot", arguments: { tag: "kit-mcp" } })) as {
+        content: { text: string }[];
+      };
+      expect(JSON.parse(res.content[0]!.text)).toMatchObject({ api_root: env.STARPOST_URL });
+      const sp = new Starpost({ url: env.STARPOST_URL, platformToken: env.STARPOST_PLATFORM_TOKEN });
+      expect(await sp.deleteBots({ tag: "kit-mcp" })).toBe(1);
+    } finally {
+      await mcp.close();
+    }
   });
 
   it("type-checks with the consumer's strict tsconfig (the client's declarations, grammY's, vitest's)", async () => {

@@ -4,16 +4,22 @@
  * `pnpm run build`; `npm start` runs `starpost start`).
  *
  *   starpost start [--port N] [--data-dir DIR]
+ *   starpost mcp
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { serveMcp } from "./mcp.ts";
 import { start } from "./start.ts";
 
 const USAGE = `usage: starpost start [--port N] [--data-dir DIR]
+       starpost mcp
 
   start       runs the whole stack (Redis, gateway, invoices, updates, webhook workers) until Ctrl-C
   --port      the gateway's port (default: PORT, else 8081; 0: any free port)
   --data-dir  Redis's data, the logs and the platform token (default: STARPOST_DATA_DIR, else ./.starpost)
+  mcp         an MCP server on stdin/stdout with the tools a test uses (create a bot, send as a user,
+              press, pay, read the chat and the activity log, advance the clock), for a running
+              starpost named by STARPOST_URL and STARPOST_PLATFORM_TOKEN
 
   REDIS_URL       use this Redis instead of a private redis-server from the PATH
   PLATFORM_TOKEN  the platform token (default: one made on the first start, kept in the data dir)
@@ -40,12 +46,24 @@ if (values.help) {
   process.exit(0);
 }
 const [command, ...rest] = positionals;
-if (command !== "start") fail(command === undefined ? "a command is required" : `unknown command ${command}`);
+if (command !== "start" && command !== "mcp")
+  fail(command === undefined ? "a command is required" : `unknown command ${command}`);
 if (rest.length > 0) fail(`unexpected ${rest.join(" ")}`);
+if (command === "mcp") {
+  if (values.port !== undefined || values["data-dir"] !== undefined) fail("mcp takes no options");
+  try {
+    await serveMcp();
+  } catch (err) {
+    process.stderr.write(`starpost mcp: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+} else await startCommand();
 
-const portText = values.port ?? process.env.PORT ?? "8081";
-if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) fail(`--port must be 0-65535, got ${portText}`);
-const port = Number(portText) === 0 ? undefined : Number(portText);
+async function startCommand() {
+  const portText = values.port ?? process.env.PORT ?? "8081";
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) fail(`--port must be 0-65535, got ${portText}`);
+  const port = Number(portText) === 0 ? undefined : Number(portText);
 
-// Absolute: the services run in another working directory and are given paths inside it.
-await start({ dataDir: resolve(values["data-dir"] ?? process.env.STARPOST_DATA_DIR ?? ".starpost"), port });
+  // Absolute: the services run in another working directory and are given paths inside it.
+  await start({ dataDir: resolve(values["data-dir"] ?? process.env.STARPOST_DATA_DIR ?? ".starpost"), port });
+}
