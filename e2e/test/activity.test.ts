@@ -76,6 +76,7 @@ describe("the activity log", () => {
       paid.status === "paid" ? paid.telegram_payment_charge_id : "",
     );
     expect((await chat.nextBotMessage()).text).toBe("Thanks");
+    expect(await chat.paidInvoices()).toEqual({ [invoice.message_id]: 1 });
     await shop.assertNone({ kind: "payment" }, { after: payment.position });
     await expect(shop.assertNone({ kind: "payment" }, { after: beforePay })).rejects.toThrow(
       /1 activity entry matched between .*\n.*"kind":"payment"/,
@@ -94,6 +95,9 @@ describe("the activity log", () => {
     expect((await chat.payLink(link)).status).toBe("paid");
     const beforeClock = await shop.fence();
     expect(await shop.advanceClock(PERIOD)).toMatchObject({ renewals: 1 });
+    expect(await shop.subscriptions()).toMatchObject([
+      { user_id: chat.id, amount: 3, period: PERIOD, state: "active", renewals: 1, canceled: false },
+    ]);
     expect(await shop.waitFor({ kind: "renewal" }, { after: beforeClock })).toMatchObject({
       status: "renewed",
       user_id: chat.id,

@@ -116,6 +116,13 @@ describe("@starpost/client against a webhook bot", () => {
     expect(pushed.map((p) => p.update_id)).toEqual([1, 2]);
     expect(await a.webhook()).toMatchObject({ url: "", pending_update_count: 2 });
     expect(await a.stars({ limit: 5 })).toEqual({ balance: { amount: 0 }, transactions: [] });
+    expect(Math.abs((await a.clock()) - Date.now() / 1000)).toBeLessThan(60);
+    await a.advanceClock(3600);
+    expect(Math.abs((await a.clock()) - 3600 - Date.now() / 1000)).toBeLessThan(60);
+    await a.setUserStars(ann.user!.id, 7);
+    expect(await a.users()).toEqual([{ ...ann.user, stars: 7 }]);
+    expect(await a.subscriptions()).toEqual([]);
+    expect(await ann.paidInvoices()).toEqual({});
 
     expect(await sp.deleteBots({ tag })).toBe(2);
     expect(await sp.bots({ tag })).toEqual([]);

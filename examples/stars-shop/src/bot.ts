@@ -9,8 +9,11 @@ export const PACK = {
   price: 25,
 };
 
+/** And a subscription: a new pack every 30 days, paid through an invoice link (/club). */
+export const CLUB = { title: "Sticker club", price: 10, period: 2_592_000 };
+
 /**
- * A Stars shop: /start shows the offer with a Buy button; a press turns the offer into an
+ * A Stars shop: /start shows the offer with a Buy button; /club sends the club's invoice link; a press turns the offer into an
  * invoice; a payment is approved and thanked for; /refund gives the last payment back.
  * `apiRoot` points the bot at starpost (or at Telegram, when omitted).
  */
@@ -36,8 +39,22 @@ export function createShopBot(token: string, opts: { apiRoot?: string } = {}): B
     ]);
   });
 
+  bot.command("club", async (ctx) =>
+    ctx.reply(
+      await ctx.api.createInvoiceLink(
+        CLUB.title,
+        "A new pack every month",
+        "club",
+        "",
+        "XTR",
+        [{ label: CLUB.title, amount: CLUB.price }],
+        { subscription_period: CLUB.period },
+      ),
+    ),
+  );
+
   bot.on("pre_checkout_query", (ctx) =>
-    ctx.preCheckoutQuery.invoice_payload === PACK.payload
+    [PACK.payload, "club"].includes(ctx.preCheckoutQuery.invoice_payload)
       ? ctx.answerPreCheckoutQuery(true)
       : ctx.answerPreCheckoutQuery(false, "Unknown product"),
   );

@@ -4,8 +4,16 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Bot } from "grammy";
 import { chromium, type BrowserContext, type Page } from "playwright-core";
-import { botClient, REPO_ROOT, startStack, TEST_PLATFORM_TOKEN, type TestStack } from "@starpost/testkit";
-import { createShopBot, PACK } from "../src/bot.ts";
+import {
+  botClient,
+  REPO_ROOT,
+  startReceiver,
+  startLocalStack,
+  TEST_PLATFORM_TOKEN,
+  userMessage,
+  type LocalStack,
+} from "@starpost/testkit";
+import { CLUB, createShopBot, PACK } from "../src/bot.ts";
 
 // The console in Debian's Chromium (scripts/setup.sh installs it for `npm test`), driven by
 // playwright-core: a person signs in, opens a chat with the grammY shop, sends /start, presses
@@ -24,7 +32,7 @@ const FLAGS = [
   "--disable-sync",
 ];
 
-let stack: TestStack;
+let stack: LocalStack;
 let bot: Bot;
 let shop: { id: number; username: string; token: string };
 let context: BrowserContext;
@@ -32,7 +40,11 @@ let page: Page;
 let profile: string;
 
 beforeAll(async () => {
-  stack = await startStack();
+  // Every process of the compose file (a webhook worker too), webhooks to this machine allowed.
+  stack = await startLocalStack({
+    platformToken: TEST_PLATFORM_TOKEN,
+    env: { LOG_LEVEL: "warn", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" },
+  });
   shop = await stack.platform.createBot({ first_name: "Sticker Shop" });
   bot = createShopBot(shop.token, { apiRoot: stack.gatewayUrl });
   await new Promise<void>((started, failed) => {
@@ -53,7 +65,7 @@ afterAll(async () => {
   await context?.close();
   if (profile) rmSync(profile, { recursive: true, force: true });
   await bot?.stop();
-  await stack?.close();
+  await stack?.stop();
 });
 
 const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
@@ -126,6 +138,66 @@ describe("the console", () => {
     await expect.poll(() => page.textContent("#balance"), { timeout: 15_000 }).toContain("balance 0 ⭐");
     expect(await page.locator("#ledger tbody tr").first().textContent()).toContain(`−${PACK.price} ⭐`);
     await shot("4-refunded");
+  });
+
+  it("shows the server's truth: the club paid by its link, the clock advanced, the renewal, the paid invoice after a reload; faults and parameters", async () => {
+    await page.fill("#compose input[name=text]", "/club");
+    await page.click("#compose button");
+    await page.locator(".msg.bot button.pay-link").click();
+    await page.locator(".msg.service", { hasText: `Payment of ${CLUB.price} ⭐ succeeded` }).waitFor();
+    const club = page.locator("#subscriptions tbody tr", { hasText: "Ann" });
+    await expect.poll(() => club.textContent(), { timeout: 15_000 }).toContain("active");
+    expect(await club.locator("td").last().textContent()).toBe("0");
+    const before = await page.textContent("#clock");
+
+    await page.fill("#advance-clock input[name=days]", "30");
+    await page.click("#advance-clock button");
+    await expect.poll(() => club.locator("td").last().textContent(), { timeout: 15_000 }).toBe("1");
+    expect(await page.textContent("#clock")).not.toBe(before);
+    expect(await page.textContent("#users")).toContain("Ann (5001)unlimited");
+
+    await page.fill("#add-fault input[name=method]", "getMe");
+    await page.click("#add-fault button");
+    await page.locator("#faults li", { hasText: "getMe: 429" }).waitFor();
+    await page.click("#clear-faults");
+    await expect.poll(() => page.locator("#faults li").count()).toBe(0);
+    await expect
+      .poll(() => page.locator("#requests td.params", { hasText: '"chat_id"' }).count(), { timeout: 15_000 })
+      .toBeGreaterThan(0);
+
+    // After a reload the console knows only what the server says.
+    await page.reload();
+    await page.click(`#bot-list li:has-text("@${shop.username}")`);
+    await page.click('#chat-list li:has-text("Ann")');
+    const card = page.locator(".msg.bot .invoice");
+    await card.waitFor();
+    expect(await card.locator(".paid").textContent()).toBe("Paid ✓");
+    expect(await card.locator("button.pay").count()).toBe(0);
+    await expect.poll(() => club.locator("td").last().textContent(), { timeout: 15_000 }).toBe("1");
+    expect(await club.textContent()).toContain(`${CLUB.price} ⭐ / 30 d`);
+    await shot("5-club-renewed");
+  });
+
+  it("shows a webhook bot's recent attempts, from the activity log", async () => {
+    const hooked = await stack.platform.createBot({ first_name: "Hooked" });
+    const receiver = await startReceiver();
+    try {
+      await botClient(stack.gatewayUrl, hooked.token)("setWebhook", { url: receiver.url });
+      await stack.platform.pushUpdate(hooked.id, userMessage(77, "hello"));
+      await receiver.waitFor((got) => got.length === 1, 15_000);
+      receiver.answer = () => ({ status: 500 });
+      await stack.platform.pushUpdate(hooked.id, userMessage(78, "again"));
+      await receiver.waitFor((got) => got.length === 2, 15_000);
+      await page.reload(); // the bot list as it is now
+      await page.click(`#bot-list li:has-text("@${hooked.username}")`);
+      const rows = page.locator("#attempts tbody tr");
+      // Newest first: the failures (retried meanwhile), then the first update's success.
+      await expect.poll(() => rows.count(), { timeout: 15_000 }).toBeGreaterThanOrEqual(2);
+      expect(await rows.first().textContent()).toContain("Wrong response from the webhook: 500 Internal Server Error");
+      expect(await rows.last().textContent()).toContain("200 OK");
+    } finally {
+      await receiver.close();
+    }
   });
 
   it("creates a bot and shows its token once, rotates it (the old one fails at once), deletes it", async () => {

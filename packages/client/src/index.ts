@@ -15,7 +15,9 @@ import type {
   PaymentResult,
   RequestLogEntry,
   StarsView,
+  Subscription,
   Update,
+  UserStars,
   User,
   WebhookState,
 } from "./types.js";
@@ -203,6 +205,22 @@ export class StarpostBot {
     return (await this.http.request<{ chats: Chat[] }>("GET", `/bots/${this.id}/chats`)).chats;
   }
 
+  /** The bot's subscription clock (Unix s): real time plus what `advanceClock` added. */
+  async clock(): Promise<number> {
+    return (await this.http.request<{ date: number }>("GET", `/bots/${this.id}/clock`)).date;
+  }
+
+  /** The bot's Star subscriptions, each user's, with its state and next expiration. */
+  async subscriptions(): Promise<Subscription[]> {
+    return (await this.http.request<{ subscriptions: Subscription[] }>("GET", `/bots/${this.id}/subscriptions`))
+      .subscriptions;
+  }
+
+  /** The users the bot has met, with their Stars. */
+  async users(): Promise<UserStars[]> {
+    return (await this.http.request<{ users: UserStars[] }>("GET", `/bots/${this.id}/users`)).users;
+  }
+
   /** The bot's webhook as its getWebhookInfo shows it, with `next_retry_date` while a delivery fails. */
   async webhook(): Promise<WebhookState> {
     return this.http.request("GET", `/bots/${this.id}/webhook`);
@@ -329,6 +347,11 @@ export class StarpostChat {
     if (opts.waitMs) q.set("wait_ms", String(opts.waitMs));
     const query = q.size > 0 ? `?${q}` : "";
     return (await this.http.request<{ messages: Message[] }>("GET", this.path(`messages${query}`))).messages;
+  }
+
+  /** How many times each invoice message among the chat's first 1000 was paid (message id -> payments; unpaid ones absent). */
+  async paidInvoices(): Promise<Record<string, number>> {
+    return (await this.http.request<{ paid: Record<string, number> }>("GET", this.path("messages?limit=1000"))).paid;
   }
 
   /** A message as it is now (after the bot's edits), or undefined when deleted. */

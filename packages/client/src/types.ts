@@ -185,3 +185,22 @@ export interface ActivityEntry {
 
 /** Which entries a fence wait or check looks for: a predicate, or fields an entry must have (deeply). */
 export type ActivityFilter = ((entry: ActivityEntry) => boolean) | Partial<ActivityEntry>;
+
+/** A Star subscription as the platform shows it (dates on the bot's clock, Unix s). */
+export interface Subscription {
+  /** the first charge's id. */
+  id: string;
+  link: string;
+  user_id: number;
+  amount: number;
+  period: number;
+  state: "active" | "expired" | "renewal_failed";
+  expiration_date: number;
+  renewals: number;
+  canceled: boolean;
+}
+
+/** A user the bot has met, with their Stars (null: unlimited). */
+export interface UserStars extends User {
+  stars: number | null;
+}

@@ -17,6 +17,7 @@ import type { InvoiceDomain } from "./domain/deps.ts";
 import { INVOICE_METHODS } from "./methods.ts";
 import { CHAT_ROWS } from "./routes/chats.ts";
 import { PAYMENT_ROWS } from "./routes/payments.ts";
+import { VIEW_ROWS } from "./routes/views.ts";
 import { answer } from "./outcomes.ts";
 
 /** Telegram gives a bot 10 s to answer a pre-checkout query. */
@@ -77,7 +78,11 @@ export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
   if (deps.replicaWait) registerReplicaWait(app, deps.redis, deps.logger, deps.replicaWait);
   registerOps(app, { registry, ready: async () => (await deps.redis.ping()) === "PONG" });
   registerMethodRoute(app, INVOICE_METHODS, domain);
-  registerPlatformRows(app, { ...PAYMENT_ROWS, ...CHAT_ROWS }, { redis: deps.redis, deps: domain, answer });
+  registerPlatformRows(
+    app,
+    { ...PAYMENT_ROWS, ...CHAT_ROWS, ...VIEW_ROWS },
+    { redis: deps.redis, deps: domain, answer },
+  );
   // Waiting payments end (as expired), presses and history reads answer, before the server waits for in-flight requests.
   app.addHook("preClose", async () => {
     for (const w of [waiters, chatWaiters, callbackWaiters]) w.close();

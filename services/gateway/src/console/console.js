@@ -4,8 +4,11 @@ import { api, ApiError, token } from "./api.js";
 import { el, messageNode } from "./render.js";
 
 const $ = (id) => document.getElementById(id);
-/** declined and paid: invoice messages this tab declined or paid (`bot:chat:message`). */
-const state = { bot: undefined, chat: undefined, poll: undefined, declined: new Set(), paid: new Set() };
+/**
+ * declined: invoice messages this tab declined (`bot:chat:message`; declining sends nothing);
+ * paid: the open chat's invoice payments as the server counts them (message id -> payments).
+ */
+const state = { bot: undefined, chat: undefined, poll: undefined, declined: new Set(), paid: {} };
 const messageKey = (m) => `${state.bot.id}:${state.chat.id}:${m.message_id}`;
 
 /** Runs `work`, showing its error under `where`; a 401 signs out (the token is bad or expired). */
@@ -78,17 +81,62 @@ async function loadChats() {
 
 const date = (s) => (s ? new Date(s * 1000).toLocaleString() : "—");
 
-/** The webhook, Stars, faults and request log of the open bot. */
+/** A call's parameters, cut to a line (the whole JSON on hover). */
+function params(p) {
+  const json = JSON.stringify(p);
+  return el("td", { class: "params", title: json }, json.length > 90 ? `${json.slice(0, 90)}…` : json);
+}
+
+const row = (...cells) => el("tr", {}, ...cells.map((c) => (c instanceof Node ? c : el("td", {}, String(c)))));
+const userName = (id, users) => users.find((u) => u.id === id)?.first_name ?? String(id);
+
+/**
+ * The open bot as the server knows it: its webhook and recent attempts (the activity log), Stars,
+ * clock, subscriptions, users' Stars, faults and request log.
+ */
 async function refreshPanels() {
   const id = state.bot?.id;
   if (!id) return;
-  const [webhook, stars, { faults }, { requests }] = await Promise.all([
-    api("GET", `/bots/${id}/webhook`),
-    api("GET", `/bots/${id}/stars`),
-    api("GET", `/bots/${id}/faults`),
-    api("GET", `/bots/${id}/requests?limit=20`),
-  ]);
+  const [webhook, stars, { faults }, { requests }, { entries }, { subscriptions }, { users }, clock] =
+    await Promise.all([
+      api("GET", `/bots/${id}/webhook`),
+      api("GET", `/bots/${id}/stars`),
+      api("GET", `/bots/${id}/faults`),
+      api("GET", `/bots/${id}/requests?limit=20`),
+      api("GET", `/bots/${id}/activity?kinds=attempt&limit=1000`),
+      api("GET", `/bots/${id}/subscriptions`),
+      api("GET", `/bots/${id}/users`),
+      api("GET", `/bots/${id}/clock`),
+    ]);
   if (state.bot?.id !== id) return;
+  $("attempts").tBodies[0].replaceChildren(
+    ...entries
+      .slice(-10)
+      .toReversed()
+      .map((a) =>
+        row(
+          new Date(a.time).toLocaleTimeString(),
+          a.update_ids.join(", "),
+          a.error ?? (a.status ? `${a.status} OK` : "ok"),
+          a.duration_ms,
+        ),
+      ),
+  );
+  $("clock").textContent = `— ${date(clock.date)}`;
+  $("subscriptions").tBodies[0].replaceChildren(
+    ...subscriptions.map((s) =>
+      row(
+        userName(s.user_id, users),
+        `${s.amount} ⭐ / ${Math.round(s.period / 86400)} d`,
+        s.canceled && s.state === "active" ? "active (canceled)" : s.state,
+        s.state === "active" ? date(s.expiration_date) : "—",
+        s.renewals,
+      ),
+    ),
+  );
+  $("users").tBodies[0].replaceChildren(
+    ...users.map((u) => row(`${u.first_name} (${u.id})`, u.stars === null ? "unlimited" : `${u.stars} ⭐`)),
+  );
   const rows = {
     URL: webhook.url || "none (getUpdates)",
     Pending: webhook.pending_update_count,
@@ -127,13 +175,12 @@ async function refreshPanels() {
     ...requests
       .toReversed()
       .map((r) =>
-        el(
-          "tr",
-          {},
-          el("td", {}, new Date(r.date * 1000).toLocaleTimeString()),
-          el("td", {}, r.method),
-          el("td", {}, r.ok ? "200" : `${r.error_code} ${r.description ?? ""}`),
-          el("td", {}, String(r.duration_ms)),
+        row(
+          new Date(r.date * 1000).toLocaleTimeString(),
+          r.method,
+          r.ok ? "200" : `${r.error_code} ${r.description ?? ""}`,
+          r.duration_ms,
+          params(r.params),
         ),
       ),
   );
@@ -163,7 +210,8 @@ const user = () => ({
 const chatPath = () => `/bots/${state.bot.id}/chats/${state.chat.id}`;
 
 async function renderHistory(signal) {
-  const { messages } = await api("GET", `${chatPath()}/messages?limit=1000`, undefined, signal);
+  const { messages, paid } = await api("GET", `${chatPath()}/messages?limit=1000`, undefined, signal);
+  state.paid = paid;
   const box = $("messages");
   box.replaceChildren(...messages.map((m) => messageNode(m, state.bot.id, actions)));
   box.scrollTop = box.scrollHeight;
@@ -209,25 +257,28 @@ const actions = {
       await redraw();
     }),
   pay: (m) =>
-    guarded("chat-error", async () => {
-      const result = await api("POST", `/bots/${state.bot.id}/payments`, {
-        chat_id: state.chat.id,
-        message_id: m.message_id,
-        user: user(),
-      });
-      if (result.status === "paid") state.paid.add(messageKey(m));
-      else
-        $("chat-error").textContent =
-          `Payment ${result.status}${result.error_message ? `: ${result.error_message}` : ""}`;
-      await redraw();
-    }),
+    settle(
+      api("POST", `/bots/${state.bot.id}/payments`, { chat_id: state.chat.id, message_id: m.message_id, user: user() }),
+    ),
+  payLink: (link) => settle(api("POST", `/bots/${state.bot.id}/invoice_links/pay`, { link, user: user() })),
   decline: (m) => {
     state.declined.add(messageKey(m));
     redraw();
   },
   declined: (m) => state.declined.has(messageKey(m)),
-  paid: (m) => state.paid.has(messageKey(m)),
+  paid: (m) => (state.paid[m.message_id] ?? 0) > 0,
 };
+
+/** A payment's outcome: anything but paid is said under the chat; then the chat and panels redraw. */
+function settle(paying) {
+  return guarded("chat-error", async () => {
+    const result = await paying;
+    if (result.status !== "paid")
+      $("chat-error").textContent =
+        `Payment ${result.status}${result.error_message ? `: ${result.error_message}` : ""}`;
+    await redraw();
+  });
+}
 
 function onSubmit(id, handler) {
   $(id).addEventListener("submit", (e) => {
@@ -247,7 +298,7 @@ onSubmit("create-bot", ({ username, first_name }, form) =>
   guarded("bots-error", async () => {
     const bot = await api("POST", "/bots", { username, ...(first_name && { first_name }) });
     form.reset();
-    await openBot({ id: String(bot.id), username: bot.username, first_name: bot.first_name });
+    await openBot({ id: bot.id, username: bot.username, first_name: bot.first_name });
     showToken(bot.username, bot.token);
   }),
 );
@@ -267,6 +318,35 @@ $("delete").addEventListener("click", () =>
     state.bot = undefined;
     $("bot").hidden = $("token-notice").hidden = true;
     await loadBots();
+  }),
+);
+
+onSubmit("add-fault", ({ method, error_code, times }) =>
+  guarded("bots-error", async () => {
+    await api("POST", `/bots/${state.bot.id}/faults`, {
+      method,
+      ...(error_code && { error_code: Number(error_code) }),
+      times: Number(times || 1),
+    });
+    await refreshPanels();
+  }),
+);
+
+onSubmit("advance-clock", ({ days }) =>
+  guarded("bots-error", async () => {
+    const { renewals, ended } = await api("POST", `/bots/${state.bot.id}/clock`, {
+      advance_seconds: Math.round(Number(days) * 86400),
+    });
+    $("bots-error").textContent = `${renewals} renewed, ${ended} ended`;
+    await (state.chat ? redraw() : refreshPanels());
+  }),
+);
+
+onSubmit("user-stars", ({ id, amount }, form) =>
+  guarded("bots-error", async () => {
+    await api("PUT", `/bots/${state.bot.id}/users/${id}/stars`, { amount: amount === "" ? null : Number(amount) });
+    form.reset();
+    await refreshPanels();
   }),
 );
 

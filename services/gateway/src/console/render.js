@@ -104,7 +104,13 @@ function keyboard(m, actions) {
 const stars = (n) => `${n} ⭐`;
 const time = (date) => new Date(date * 1000).toLocaleTimeString();
 
-/** One message of the history; `actions` = {press(messageId, data), pay(m), decline(m), declined(m), paid(m)}. */
+/** An invoice link in a text (createInvoiceLink's form). */
+const INVOICE_LINK = /https:\/\/t\.me\/\$[A-Za-z0-9_-]+/;
+
+/**
+ * One message of the history; `actions` = {press(messageId, data), pay(m), payLink(link),
+ * decline(m), declined(m), paid(m)}.
+ */
 export function messageNode(m, botId, actions) {
   if (m.successful_payment)
     return el(
@@ -149,6 +155,11 @@ export function messageNode(m, botId, actions) {
     );
   } else {
     body.push(el("div", { class: "text" }, richText(m.text ?? m.caption ?? "", m.entities ?? m.caption_entities)));
+    const link = !fromBot ? undefined : INVOICE_LINK.exec(m.text ?? "")?.[0];
+    if (link)
+      body.push(
+        el("button", { type: "button", class: "pay pay-link", onclick: () => actions.payLink(link) }, "Pay the link"),
+      );
   }
   body.push(keyboard(m, actions));
   body.push(el("div", { class: "meta" }, `#${m.message_id} ${time(m.date)}${m.edit_date ? " · edited" : ""}`));

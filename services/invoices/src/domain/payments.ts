@@ -183,6 +183,9 @@ export async function payLink(d: InvoiceDomain, botId: string, body: LinkPayment
   );
 }
 
+/** The invoice message's field in the bot's messages hash ("" when paying a link). */
+const invoiceField = (t: PaymentTarget) => (t.lookup ? `${t.lookup.chatId}:${t.lookup.messageId}` : "");
+
 async function payTarget(
   d: InvoiceDomain,
   botId: string,
@@ -230,8 +233,9 @@ async function payTarget(
           amount: t.priced.amount.json,
           subscriber: t.priced.period ? `${t.link}:${user.id}` : "",
           chatId: t.lookup?.chatId ?? "",
-          invoiceField: t.lookup ? `${t.lookup.chatId}:${t.lookup.messageId}` : "",
-          fields: Object.entries(fields).flat(),
+          invoiceField: invoiceField(t),
+          // The invoice message paid ("<chat>:<message id>", "" for a link): its `:paid` count grows with each payment.
+          fields: Object.entries({ ...fields, invoice_message: invoiceField(t) }).flat(),
         },
       ),
     (r) => r.outcome === "new" && r.webhook,

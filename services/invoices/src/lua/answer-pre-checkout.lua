@@ -10,7 +10,8 @@
   Dates are the bot's clock (real time + KEYS[16]); the answer deadline and update lifetimes are real time.
   KEYS[1..5] log: the log's keys    KEYS[6] query: pre-checkout query hash    KEYS[7] charges: charges hash
   KEYS[8] ledger: ledger list        KEYS[9] balance: balance        KEYS[10] messageSeq: message_id counters hash
-  KEYS[11] messages: messages hash (the chat's history gets the service message too)
+  KEYS[11] messages: messages hash (the chat's history gets the service message too, and the
+    invoice message's `<chat>:<message id>:paid` count grows)
   KEYS[12] userStars: users' Stars hash    KEYS[13] subscriptions: subscriptions hash
   KEYS[14] subscribers: subscribers hash   KEYS[15] due: subscriptions due zset
   KEYS[16] clock: the bot's clock offset (s)
@@ -28,7 +29,7 @@
 --!include update-log.lua
 --!include fill.lua
 local q = redis.call("HMGET", KEYS[6], "state", "deadline", "amount", "chat_id", "charge_id", "charge", "partner", "user",
-  "chat", "paid_head", "queue", "user_id", "period", "link", "txn", "paid", "payload")
+  "chat", "paid_head", "queue", "user_id", "period", "link", "txn", "paid", "payload", "invoice_message")
 if q[1] ~= "pending" then return { "invalid" } end
 local now = now_ms()
 if now > tonumber(q[2]) then return { "invalid" } end
@@ -103,6 +104,8 @@ history_record(KEYS[10], KEYS[11], q[4], message_id, message)
 local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5] }, ARGV[1], ARGV[2], ARGV[3])
 log_append(log, ARGV[4], ARGV[5], q[11], now + tonumber(ARGV[6]), message)
 local pending = log_close(log)
+-- The invoice message's payments, which the platform's history shows (`paid`).
+if q[18] and q[18] ~= "" then redis.call("HINCRBY", KEYS[11], q[18] .. ":paid", 1) end
 payment_entry("paid", { telegram_payment_charge_id = q[5], invoice_payload = charge.payload, subscription = period > 0 or nil })
 redis.call("SPUBLISH", ARGV[13], ARGV[14] .. " paid " .. q[5])
 return { "paid", pending, q[5] }

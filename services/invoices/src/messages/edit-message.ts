@@ -114,7 +114,7 @@ export async function deleteMessage(
   // An invoice message goes with its invoice: it can no longer be paid.
   const [[, deleted]] = (await d.redis
     .multi()
-    .hdel(keys.messages(botId), field, `${field}:reply`)
+    .hdel(keys.messages(botId), field, `${field}:reply`, `${field}:paid`)
     .hdel(keys.invoices(botId), field)
     .exec()) as [[Error | null, number]];
   return deleted >= 1 ? ok(true) : { outcome: "message_to_delete_not_found" };

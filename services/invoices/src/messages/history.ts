@@ -25,8 +25,24 @@ async function read(d: InvoiceDomain, botId: string, chatId: string, after: numb
 }
 
 /**
- * `GET …/chats/:chatId/messages`: the history in order; with `wait_ms`, held until a bot
- * message newer than `after_message_id` exists (woken by the bot's send on any replica).
+ * The history's answer: the messages, and how many times each invoice message among them was
+ * paid (`paid`: message id -> payments, from the answers' steps; unpaid ones are absent).
+ */
+async function answer(d: InvoiceDomain, botId: string, chatId: string, messages: string[]) {
+  const invoices = messages
+    .filter((m) => m.includes('"invoice":'))
+    .map((m) => (JSON.parse(m) as { message_id: number }).message_id);
+  const counts = invoices.length
+    ? await d.redis.hmget(keys.messages(botId), ...invoices.map((id) => `${chatId}:${id}:paid`))
+    : [];
+  const paid = invoices.flatMap((id, i) => (counts[i] ? [`"${id}":${Number(counts[i])}`] : []));
+  return ok(new RawJson(`{"messages":[${messages.join(",")}],"paid":{${paid.join(",")}}}`));
+}
+
+/**
+ * `GET …/chats/:chatId/messages`: the history in order, with the invoices' payments; with
+ * `wait_ms`, held until a bot message newer than `after_message_id` exists (woken by the bot's
+ * send on any replica).
  */
 export async function chatHistory(
   d: InvoiceDomain,
@@ -50,8 +66,8 @@ export async function chatHistory(
     const done = !woken || signal.aborted || messages.some((m) => isBotMessage(JSON.parse(m), botId));
     if (done) {
       stop.abort();
-      return ok(new RawJson(`{"messages":[${messages.join(",")}]}`));
+      return answer(d, botId, chatId, messages);
     }
-    if (!(await woken) && Date.now() >= deadline) return ok(new RawJson(`{"messages":[${messages.join(",")}]}`));
+    if (!(await woken) && Date.now() >= deadline) return answer(d, botId, chatId, messages);
   }
 }
