@@ -203,8 +203,12 @@ describe("replayed and duplicated deliveries", () => {
 
     const fence = await shop.fence();
     await shop.replay(first.update_id);
+    await chat.send("third");
+    // The replay comes alone (a client's next offset, from its update_id, confirms nothing), then the rest.
     expect(await e2e.call(shop.token, "getUpdates", { offset: second.update_id + 1 })).toEqual([first]);
-    expect(await e2e.call(shop.token, "getUpdates", { offset: first.update_id + 1 })).toEqual([]);
+    const [third] = await e2e.call(shop.token, "getUpdates", { offset: first.update_id + 1 });
+    expect(third.message.text).toBe("third");
+    expect(await e2e.call(shop.token, "getUpdates", { offset: third.update_id + 1 })).toEqual([]);
     expect(await shop.waitFor({ kind: "replay" }, { after: fence })).toMatchObject({
       update_id: first.update_id,
       reason: "platform",
@@ -267,8 +271,10 @@ describe("replayed and duplicated deliveries", () => {
     for (const text of ["x", "y", "z"]) await other.send(text);
     const got = await e2e.call(polled.token, "getUpdates", {});
     expect(got.map((u: { update_id: number }) => u.update_id)).toEqual([1, 2, 3]);
-    const again = await e2e.call(polled.token, "getUpdates", { offset: 4 });
-    expect(again).toEqual([got[0], got[1]]);
-    expect(await e2e.call(polled.token, "getUpdates", { offset: 4 })).toEqual([]);
+    // Each replay comes alone; the bot's next offset (the last update_id + 1, as clients take it)
+    // confirms nothing and leaves nothing behind.
+    expect(await e2e.call(polled.token, "getUpdates", { offset: 4 })).toEqual([got[0]]);
+    expect(await e2e.call(polled.token, "getUpdates", { offset: 2 })).toEqual([got[1]]);
+    expect(await e2e.call(polled.token, "getUpdates", { offset: 3 })).toEqual([]);
   });
 });

@@ -37,8 +37,9 @@ export const keys = {
   /** Global counter for generated bot ids. */
   botIdSeq: () => `${PREFIX}:bot-id-seq`,
   /**
-   * Global set: the ids of the bots created with this tag (platform `tag`). Added before the bot's
-   * step, removed after its deletion; an id whose bot is gone is dropped by the next listing.
+   * Global hash: bot id -> when its creation began (ms), the bots created with this tag (platform
+   * `tag`). Written before the bot's step, removed after its deletion; an entry whose bot never
+   * came is dropped by the tag's next deletion once the creation lease has passed.
    */
   botTag: (tag: string) => `${PREFIX}:bot-tag:${tag}`,
 

@@ -245,8 +245,9 @@ describe("DELETE /bots?tag=", () => {
       tag: "run-2",
     });
 
-    // A creation that died after the tag's entry, before its bot: an id the deletion drops.
-    await stack.redis.sadd("sp:bot-tag:run-1", "123456");
+    // A creation that died after the tag's entry, before its bot (long ago): an entry the deletion
+    // drops; an entry naming a bot of another tag: that bot is kept, the entry dropped.
+    await stack.redis.hset("sp:bot-tag:run-1", "123456", 0, String(plain.id), 0);
     expect(await stack.platform.call("DELETE", "/bots?tag=run-1")).toMatchObject({
       status: 200,
       body: { ok: true, result: { deleted: 2 } },

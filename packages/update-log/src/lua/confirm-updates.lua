@@ -8,19 +8,23 @@
   ARGV[2] kind: "confirm" (taken) or "drop" (given up)   ARGV[3] data: that entry's data JSON
   ARGV[4] wakeChannel: the bot's wake shard channel      ARGV[5] botId: the bot id
   ARGV[6..] ids: the update ids (log slots)
-  Returns how many updates were deleted; the confirm or drop entry is written only when some were.
+  Returns how many updates were deleted; the confirm or drop entry is written only when some were,
+  and nothing is written for a bot deleted meanwhile (its activity log would come back).
 ]]
 --!include replay.lua
 --!include wake.lua
+if redis.call("EXISTS", KEYS[4]) == 0 then return 0 end
 local ids = {}
 for i = 6, #ARGV do ids[#ids + 1] = ARGV[i] .. "-0" end
 if ARGV[1] ~= "" then activity_add(KEYS[2], "attempt", ARGV[1]) end
 local again = {}
-if ARGV[2] == "confirm" then
-  for j = 1, duplicates_take(KEYS[4], KEYS[5], #ids) do
-    local row = redis.call("XRANGE", KEYS[1], ids[j], ids[j])[1]
-    if row then again[#again + 1] = entry_read(row[2]) end
+if ARGV[2] == "confirm" and redis.call("HEXISTS", KEYS[4], "faults") == 1 then
+  local found = {}
+  for _, id in ipairs(ids) do
+    local row = redis.call("XRANGE", KEYS[1], id, id)[1]
+    if row then found[#found + 1] = entry_read(row[2]) end
   end
+  for j = 1, duplicates_take(KEYS[4], KEYS[5], #found) do again[j] = found[j] end
 end
 local deleted = redis.call("XDEL", KEYS[1], unpack(ids))
 if deleted > 0 then activity_add(KEYS[2], ARGV[2], ARGV[3]) end

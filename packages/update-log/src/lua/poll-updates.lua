@@ -50,8 +50,12 @@ elseif offset > 0 then
     -- A duplicate-delivery fault: what this offset confirms comes again (its slot is past the offset).
     local again = {}
     if offset <= next_id and redis.call("HEXISTS", KEYS[6], "faults") == 1 then
-      local rows = redis.call("XRANGE", KEYS[1], "-", "(" .. offset .. "-0", "COUNT", 100)
-      for j = 1, duplicates_take(KEYS[6], KEYS[9], #rows) do again[j] = entry_read(rows[j][2]) end
+      local live = {}
+      for _, row in ipairs(redis.call("XRANGE", KEYS[1], "-", "(" .. offset .. "-0", "COUNT", 100)) do
+        local e = entry_read(row[2])
+        if e.expiry > now and not e.replay then live[#live + 1] = e end
+      end
+      for j = 1, duplicates_take(KEYS[6], KEYS[9], #live) do again[j] = live[j] end
     end
     confirmed = redis.call("XTRIM", KEYS[1], "MINID", offset)
     for _, e in ipairs(again) do replay_append(KEYS[1], KEYS[2], KEYS[8], e, "duplicate") end
@@ -66,7 +70,10 @@ local out = { "ok" }
 local budget = 4194304
 local start = "-"
 if offset > 0 then start = offset .. "-0" end
-while #out <= limit and budget > 0 do
+-- A replay goes alone in its batch: its update_id is older than its slot, and a client takes its
+-- next offset from the last update it got, which would confirm nothing after a replay.
+local alone = false
+while #out <= limit and budget > 0 and not alone do
   local batch = redis.call("XRANGE", KEYS[1], start, "+", "COUNT", limit + 1 - #out)
   if #batch == 0 then break end
   for _, entry in ipairs(batch) do
@@ -76,10 +83,17 @@ while #out <= limit and budget > 0 do
       activity_add(KEYS[8], "drop", '{"update_id":' .. tonumber(string.match(entry[1], "^%d+")) .. ',"reason":"expired"}')
     else
       budget = budget - 50 - #e.update
-      if budget <= 0 and #out > 1 then break end
+      if (budget <= 0 or e.replay) and #out > 1 then
+        alone = e.replay
+        break
+      end
       out[#out + 1] = e.update
-      -- A replay is given once: answered, it is gone.
-      if e.replay then redis.call("XDEL", KEYS[1], entry[1]) end
+      if e.replay then
+        -- Given once: answered, it is gone.
+        redis.call("XDEL", KEYS[1], entry[1])
+        alone = true
+        break
+      end
     end
     start = "(" .. entry[1]
   end

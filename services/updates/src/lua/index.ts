@@ -33,9 +33,10 @@ export const updatesScripts = {
   }),
   deleteBot: script("delete-bot.lua", {
     keys: { all: rest() },
-    args: { wakeChannel: one(), message: one() },
-    /** the deleted bot's username and tag ("" when none); undefined when there was no bot. */
-    reply: (bot: [username: string, tag: string] | null) => (bot ? { username: bot[0], tag: bot[1] } : undefined),
+    args: { wakeChannel: one(), message: one(), tag: one() },
+    /** the deleted bot's username and tag ("" when none); "missing" without a bot, "other_tag" when its tag differs. */
+    reply: (bot: [username: string, tag: string] | null | 0) =>
+      bot === null ? ("missing" as const) : bot === 0 ? ("other_tag" as const) : { username: bot[0], tag: bot[1] },
   }),
   setWebhook: script("set-webhook.lua", {
     keys: {

@@ -8,7 +8,7 @@ import type { Outcome } from "../outcomes.ts";
 const FIRST_GENERATED_ID = 7_000_000_000;
 
 /** A username claim whose bot never appeared may be taken over after this long (creation takes ms). */
-const CLAIM_LEASE_MS = 10_000;
+export const CLAIM_LEASE_MS = 10_000;
 
 /**
  * Claims `username` for bot `id` in the global registry (another slot than the bot's own keys, so
@@ -62,11 +62,12 @@ export async function createBot(
     created_at: Date.now(),
     ...(body.tag ? { tag: body.tag } : {}),
   };
-  // Before the bot exists, as the username: a creation that dies here leaves an id the tag's
-  // next listing or deletion drops, never a tagged bot its deletion misses.
-  if (body.tag) await redis.sadd(keys.botTag(body.tag), id);
+  // Before the bot exists, as the username: a creation that dies here leaves an entry the tag's
+  // next deletion drops once the lease has passed, never a tagged bot its deletion misses.
+  if (body.tag) await redis.hset(keys.botTag(body.tag), id, Date.now());
   if (!(await updatesScripts.createBot(redis, { bot: keys.bot(id) }, { fields: Object.entries(fields).flat() }))) {
     await setUsername(redis, lower, "", id);
+    if (body.tag) await redis.hdel(keys.botTag(body.tag), id);
     return { outcome: "token_taken" };
   }
   // A creation that stalled past the lease may have lost its claim meanwhile: the new owner wins.

@@ -18,11 +18,13 @@ export const VIEW_ROWS: PlatformTable<{ redis: Redis }> = {
     handler: async ({ redis }, { query }) => {
       const { tag } = query as BotListQuery;
       const ids = tag
-        ? await redis.smembers(keys.botTag(tag))
+        ? await redis.hkeys(keys.botTag(tag))
         : Object.entries(await redis.hgetall(keys.botUsernames()))
             .filter(([name]) => !name.endsWith(":at"))
             .map(([, id]) => id);
-      const bots = (await Promise.all(ids.map((id) => listed(redis, id)))).filter((b) => b !== undefined);
+      const bots = (await Promise.all(ids.map((id) => listed(redis, id)))).filter(
+        (b): b is NonNullable<typeof b> => b !== undefined && (!tag || b.tag === tag),
+      );
       bots.sort((a, b) => a.id - b.id);
       return ok({ bots });
     },
