@@ -65,7 +65,7 @@ describe("the activity log", () => {
     expect(confirm.update_ids).toEqual([update.update_id]);
     await shop.waitFor({ kind: "call", method: "sendInvoice", status: 200 }, { after: start });
     const positions = [update, attempt, confirm].map((e) => e.position);
-    expect([...positions].sort()).toEqual(positions);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
 
     const invoice = await chat.nextBotMessage();
     const beforePay = await shop.fence();
@@ -153,7 +153,7 @@ describe("the activity log", () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(250);
 
     for (const [query, description] of [
-      ["after=abc", "Bad Request: after must be an activity position, as an entry's position gives it"],
+      ["after=abc", "Bad Request: after must be an integer 0-9007199254740991"],
       [
         "kinds=call,nope",
         "Bad Request: kinds must be a comma-separated list of: call, update, attempt, confirm, drop, payment, refund, renewal, replay",
@@ -171,14 +171,22 @@ describe("the activity log", () => {
     onCleanup(() => shop.delete());
     const chat = { id: 5, type: "private" as const, first_name: "Di" };
     const update = (i: number) => ({ message: { message_id: i + 1, date: 1, chat, text: `m${i}` } });
+    await shop.pushUpdate(update(0));
+    const fence = await shop.fence();
     const total = ACTIVITY_SIZE + 50;
     for (let from = 0; from < total; from += 350) {
-      const batch = Array.from({ length: Math.min(350, total - from) }, (_, i) => update(from + i));
+      const batch = Array.from({ length: Math.min(350, total - from) }, (_, i) => update(from + i + 1));
       await shop.pushUpdates(batch);
     }
     const { entries } = await shop.activity({ limit: ACTIVITY_SIZE });
     expect(entries).toHaveLength(ACTIVITY_SIZE);
-    expect(entries.map((e) => e.update_id)).toEqual(Array.from({ length: ACTIVITY_SIZE }, (_, i) => i + 51));
+    expect(entries.map((e) => e.update_id)).toEqual(Array.from({ length: ACTIVITY_SIZE }, (_, i) => i + 52));
+    // A fence whose next entries were trimmed away proves nothing, and says so.
+    expect(await shop.activity({ after: fence, limit: 1 })).toMatchObject({ trimmed: true });
+    expect((await shop.activity({ after: entries[0]!.position, limit: 1 })).trimmed).toBe(false);
+    await expect(shop.assertNone({ kind: "payment" }, { after: fence })).rejects.toThrow(
+      /no longer holds every entry after/,
+    );
   });
 });
 

@@ -60,7 +60,7 @@ if (command === "mcp") {
 } else await startCommand();
 
 async function startCommand() {
-  const portText = values.port ?? process.env.PORT ?? "8081";
+  const portText = values.port ?? (process.env.PORT || "8081");
   if (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535) fail(`--port must be 0-65535, got ${portText}`);
   const port = Number(portText) === 0 ? undefined : Number(portText);
 

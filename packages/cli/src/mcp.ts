@@ -122,7 +122,7 @@ export function starpostMcpServer(sp: Starpost): McpServer {
         "The bot's activity log after a position: its Bot API calls, updates, webhook attempts, confirmations, payments, refunds, renewals, replays. Pass the answer's position as `after` to read on.",
       inputSchema: {
         bot_id: botId,
-        after: z.string().optional().describe('a position from an earlier answer (default "0": the start)'),
+        after: z.number().int().min(0).optional().describe("a position from an earlier answer (default 0: the start)"),
         kinds: z
           .array(z.enum(["call", "update", "attempt", "confirm", "drop", "payment", "refund", "renewal", "replay"]))
           .optional(),

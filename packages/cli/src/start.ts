@@ -60,6 +60,11 @@ export async function start({ dataDir: data, port }: StartOptions): Promise<void
   }
 
   const token = platformToken(data);
+  // It is printed in a shell `export` line that tests and CI steps split on spaces.
+  if (!/^[\x21-\x7e]+$/.test(token) || /["'`$\\]/.test(token)) {
+    say("PLATFORM_TOKEN must be printable ASCII without spaces, quotes, backslashes or $");
+    process.exit(1);
+  }
   const redis = await redisServer();
   /** Workers at the start; one more starts on demand while fewer than ON_DEMAND_WORKERS run. */
   const workers = Math.max(1, Number(process.env.STARPOST_WORKERS) || 1);

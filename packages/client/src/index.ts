@@ -23,7 +23,7 @@ import type {
 } from "./types.js";
 
 export { StarpostError, type StarpostOptions } from "./http.js";
-export { comparePositions, type ActivityPage } from "./activity.js";
+export type { ActivityPage } from "./activity.js";
 export type * from "./types.js";
 
 /** Longest single wait the server allows for a history read; longer timeouts read again. */
@@ -119,7 +119,7 @@ export class StarpostBot {
    * The current end of the bot's activity log: pass it as `after` to `waitFor` and `assertNone`
    * to look only at what happens from now on.
    */
-  fence(): Promise<string> {
+  fence(): Promise<number> {
     return this.log.fence();
   }
 
@@ -129,7 +129,7 @@ export class StarpostBot {
    * `waitMs` holds the read until an entry comes.
    */
   activity(
-    opts: { after?: string; kinds?: ActivityKind[]; limit?: number; waitMs?: number } = {},
+    opts: { after?: number; kinds?: ActivityKind[]; limit?: number; waitMs?: number } = {},
   ): Promise<ActivityPage> {
     return this.log.read(opts);
   }
@@ -139,7 +139,7 @@ export class StarpostBot {
    * `{ kind: "confirm", by: "webhook" }`); waits up to `timeoutMs` (default 10 s) and throws
    * when none came.
    */
-  waitFor(filter: ActivityFilter, opts: { after?: string; timeoutMs?: number } = {}): Promise<ActivityEntry> {
+  waitFor(filter: ActivityFilter, opts: { after?: number; timeoutMs?: number } = {}): Promise<ActivityEntry> {
     return this.log.waitFor(filter, opts);
   }
 
@@ -147,7 +147,7 @@ export class StarpostBot {
    * Proves that something did not happen: throws, listing them, when entries after `after` and up
    * to `before` (default: now, the current fence) match.
    */
-  async assertNone(filter: ActivityFilter, opts: { after?: string; before?: string } = {}): Promise<void> {
+  async assertNone(filter: ActivityFilter, opts: { after?: number; before?: number } = {}): Promise<void> {
     const found = await this.log.matching(filter, opts);
     if (found.length > 0)
       throw new Error(

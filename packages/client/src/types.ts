@@ -168,7 +168,7 @@ export type ActivityKind =
   "call" | "update" | "attempt" | "confirm" | "drop" | "payment" | "refund" | "renewal" | "replay";
 
 /**
- * An entry of a bot's activity log: its position (pass it as `after`), when (Unix ms), its kind,
+ * An entry of a bot's activity log: its position (pass it as `after`), when (`time`, Unix ms), its kind,
  * and the kind's fields: a call's `method, params, status, ok, duration_ms`; an update's
  * `update_id, type, update`; an attempt's `update_ids, status?, error?, duration_ms`; a confirm's
  * `by` ("offset" with `offset, count`, or "webhook" with `update_ids`); a drop's `update_ids` or
@@ -177,7 +177,8 @@ export type ActivityKind =
  * `update_id` and `via`.
  */
 export interface ActivityEntry {
-  position: string;
+  /** the entry's place in the bot's log, counted from 1. */
+  position: number;
   time: number;
   kind: ActivityKind;
   [field: string]: unknown;

@@ -92,7 +92,6 @@ export const Errors = {
   replayPending: (updateId: number) => bad(`update ${updateId} is not confirmed yet: it is still waiting for delivery`),
   replayNotFound: (updateId: number) =>
     bad(`update ${updateId} is not in the bot's activity log (it keeps the newest 1000 entries)`),
-  activityPositionInvalid: () => bad("after must be an activity position, as an entry's position gives it"),
   activityKindsInvalid: (kinds: string) => bad(`kinds must be a comma-separated list of: ${kinds}`),
   chatIdNotInteger: () => bad("invalid chat: the chat id must be an integer"),
   chatIdSign: () => bad("invalid chat: private chats have positive ids, other chats negative ones"),

@@ -57,7 +57,7 @@ export const keys = {
   /**
    * Stream: the bot's activity log, the newest ACTIVITY_SIZE entries (activity.lua): calls, updates
    * appended, webhook attempts, confirmations, payments, refunds, renewals, replays. Fields `k`
-   * (kind) and `d` (data JSON); the entry id is the entry's position.
+   * (kind), `t` (Unix ms) and `d` (data JSON); entry ids `0-<position>`, positions from 1.
    */
   activity: (botId: string | number) => `${PREFIX}:activity:${tag(botId)}`,
   /** Set of update kind names; absent means the default set. */

@@ -37,7 +37,8 @@ export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
   if (deps.replicaWait) registerReplicaWait(app, deps.redis, deps.logger, deps.replicaWait);
   registerOps(app, { registry, ready: async () => (await deps.redis.ping()) === "PONG" });
   const activityWaits = new ActivityWaits(deps.redis);
-  app.addHook("onClose", async () => activityWaits.close());
+  // Held activity reads end when the service stops (they would hold the close up to 30 s).
+  app.addHook("preClose", async () => activityWaits.close());
   registerPlatformRoutes(app, {
     redis: deps.redis,
     activityWaits,

@@ -197,14 +197,13 @@ export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 /** An activity read is held at most this long. */
 export const MAX_ACTIVITY_WAIT_MS = 30_000;
 
-const ACTIVITY = { limit: [0, ACTIVITY_SIZE], wait_ms: [0, MAX_ACTIVITY_WAIT_MS] } as const;
+const ACTIVITY = {
+  after: [0, Number.MAX_SAFE_INTEGER],
+  limit: [0, ACTIVITY_SIZE],
+  wait_ms: [0, MAX_ACTIVITY_WAIT_MS],
+} as const;
 export const ActivityQuery = answering(
   z.object({
-    // A position as the log gave it: a stream id `<ms>-<n>`, or "0" for before the first entry.
-    after: z
-      .string()
-      .regex(/^\d{1,20}(-\d{1,20})?$/)
-      .optional(),
     kinds: z
       .string()
       .transform((s) => s.split(","))
@@ -213,7 +212,6 @@ export const ActivityQuery = answering(
     ...integers(ACTIVITY, "query"),
   }),
   {
-    after: () => Errors.activityPositionInvalid(),
     kinds: () => Errors.activityKindsInvalid(ACTIVITY_KINDS.join(", ")),
     ...rangeErrors(ACTIVITY),
   },

@@ -16,10 +16,10 @@ local id = ARGV[1]
 if #redis.call("XRANGE", KEYS[1], id .. "-0", id .. "-0") > 0 then return { "pending" } end
 local head = '{"update_id":' .. id .. ',"type":"'
 for _, row in ipairs(redis.call("XREVRANGE", KEYS[3], "+", "-")) do
-  local f = row[2]
-  if f[2] == "update" and string.sub(f[4], 1, #head) == head then
-    local kind = string.match(f[4], '^([%w_]+)","update":', #head + 1)
-    local update = string.sub(f[4], #head + #kind + 12, -2)
+  local f = row[2] -- k, kind, t, time, d, data
+  if f[2] == "update" and string.sub(f[6], 1, #head) == head then
+    local kind = string.match(f[6], '^([%w_]+)","update":', #head + 1)
+    local update = string.sub(f[6], #head + #kind + 12, -2)
     local slot = replay_append(KEYS[1], KEYS[2], KEYS[3],
       { kind = kind, queue = "replay", expiry = ARGV[2], update = update }, "platform")
     wake_grew(ARGV[3], ARGV[4])

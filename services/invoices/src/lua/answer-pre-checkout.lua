@@ -35,13 +35,14 @@ local now = now_ms()
 if now > tonumber(q[2]) then return { "invalid" } end
 
 local function payment_entry(status, extra)
-  extra.status, extra.user_id, extra.amount = status, tonumber(q[12]), tonumber(q[3])
-  activity_add(KEYS[5], "payment", cjson.encode(extra))
+  local members = { { "status", '"' .. status .. '"' }, { "user_id", q[12] }, { "amount", q[3] } }
+  for _, m in ipairs(extra) do members[#members + 1] = m end
+  activity_add(KEYS[5], "payment", activity_json(members))
 end
 
 if ARGV[7] ~= "1" then
   redis.call("HSET", KEYS[6], "state", "declined", "error_message", ARGV[8])
-  payment_entry("declined", { error_message = ARGV[8] })
+  payment_entry("declined", { { "error_message", cjson.encode(ARGV[8]) } })
   redis.call("SPUBLISH", ARGV[13], ARGV[14] .. " declined " .. ARGV[8])
   return { "declined" }
 end
@@ -60,7 +61,7 @@ if stars and tonumber(stars) < amount then why = "the user does not have enough 
 if period > 0 and redis.call("HEXISTS", KEYS[14], subscriber) == 1 then why = "the user already has a subscription from this link" end
 if why then
   redis.call("HSET", KEYS[6], "state", "failed", "error_message", why)
-  payment_entry("failed", { error_message = why })
+  payment_entry("failed", { { "error_message", cjson.encode(why) } })
   redis.call("SPUBLISH", ARGV[13], ARGV[14] .. " failed " .. why)
   return { "failed", why }
 end
@@ -106,6 +107,9 @@ log_append(log, ARGV[4], ARGV[5], q[11], now + tonumber(ARGV[6]), message)
 local pending = log_close(log)
 -- The invoice message's payments, which the platform's history shows (`paid`).
 if q[18] and q[18] ~= "" then redis.call("HINCRBY", KEYS[11], q[18] .. ":paid", 1) end
-payment_entry("paid", { telegram_payment_charge_id = q[5], invoice_payload = charge.payload, subscription = period > 0 or nil })
+payment_entry("paid", {
+  { "telegram_payment_charge_id", cjson.encode(q[5]) }, { "invoice_payload", cjson.encode(charge.payload or "") },
+  { "subscription", period > 0 and "true" or nil },
+})
 redis.call("SPUBLISH", ARGV[13], ARGV[14] .. " paid " .. q[5])
 return { "paid", pending, q[5] }

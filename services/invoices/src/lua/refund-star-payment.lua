@@ -50,7 +50,8 @@ local message_id, message = values.message_id, fill(ARGV[9], values)
 history_record(KEYS[10], KEYS[11], c.chat_id, message_id, message)
 local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5] }, ARGV[1], ARGV[2], ARGV[3])
 log_append(log, ARGV[4], ARGV[5], c.queue, now + tonumber(ARGV[6]), message)
-log_activity(log, "refund", cjson.encode({
-  telegram_payment_charge_id = c.id, user_id = tonumber(ARGV[8]), amount = tonumber(c.amount), invoice_payload = c.payload,
+log_activity(log, "refund", activity_json({
+  { "telegram_payment_charge_id", cjson.encode(c.id) }, { "user_id", ARGV[8] }, { "amount", string.format("%d", tonumber(c.amount)) },
+  { "invoice_payload", cjson.encode(c.payload or "") },
 }))
 return { "refunded", log_close(log) }

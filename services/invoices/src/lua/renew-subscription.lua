@@ -36,8 +36,9 @@ if s.canceled or (stars and tonumber(stars) < s.amount) then
   redis.call("ZREM", KEYS[13], id)
   local subscriber = s.link .. ":" .. s.user_id
   if redis.call("HGET", KEYS[15], subscriber) == id then redis.call("HDEL", KEYS[15], subscriber) end
-  activity_add(KEYS[5], "renewal", cjson.encode({
-    status = s.state, subscription = id, user_id = tonumber(s.user_id), amount = s.amount, date = date,
+  activity_add(KEYS[5], "renewal", activity_json({
+    { "status", '"' .. s.state .. '"' }, { "subscription", cjson.encode(id) }, { "user_id", tostring(s.user_id) },
+    { "amount", string.format("%d", s.amount) }, { "date", string.format("%d", date) },
   }))
   return { "ended", id }
 end
@@ -67,8 +68,9 @@ local message_id, message = values.message_id, fill(ARGV[8], values)
 history_record(KEYS[9], KEYS[10], s.chat_id, message_id, message)
 local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5] }, ARGV[1], ARGV[2], ARGV[3])
 log_append(log, ARGV[4], ARGV[5], s.queue, now + tonumber(ARGV[6]), message)
-log_activity(log, "renewal", cjson.encode({
-  status = "renewed", subscription = id, telegram_payment_charge_id = charge_id, user_id = tonumber(s.user_id),
-  amount = s.amount, date = date, expires = expires,
+log_activity(log, "renewal", activity_json({
+  { "status", '"renewed"' }, { "subscription", cjson.encode(id) }, { "telegram_payment_charge_id", cjson.encode(charge_id) },
+  { "user_id", tostring(s.user_id) }, { "amount", string.format("%d", s.amount) }, { "date", string.format("%d", date) },
+  { "expires", string.format("%d", expires) },
 }))
 return { "renewed", log_close(log) }

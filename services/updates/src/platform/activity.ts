@@ -17,9 +17,9 @@ export const ACTIVITY_ROWS: PlatformTable<UpdateSink & { redis: Redis; activityW
     bot: "edge",
     handler: async ({ activityWaits }, { botId, query, signal }) => {
       const q = query as ActivityQuery;
-      const read = { after: q.after ?? "0", limit: q.limit ?? DEFAULT_LIMIT, kinds: q.kinds };
-      const { entries, position } = await activityWaits.read(botId, read, q.wait_ms ?? 0, signal);
-      return ok(new RawJson(`{"entries":[${entries.join(",")}],"position":"${position}"}`));
+      const read = { after: q.after ?? 0, limit: q.limit ?? DEFAULT_LIMIT, kinds: q.kinds };
+      const { entries, position, trimmed } = await activityWaits.read(botId, read, q.wait_ms ?? 0, signal);
+      return ok(new RawJson(`{"entries":[${entries.join(",")}],"position":${position},"trimmed":${trimmed}}`));
     },
   },
   "POST /bots/:botId/replays": {
