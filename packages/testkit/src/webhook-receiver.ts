@@ -1,5 +1,6 @@
 import { createServer as createHttp, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttps } from "node:https";
+import { freePort } from "./redis-server.ts";
 import type { ReceiverHost } from "./target.ts";
 
 /** One request a webhook receiver got. */
@@ -28,6 +29,26 @@ export interface Receiver {
   /** resolves once `predicate` holds over what was received (polls every 10 ms). */
   waitFor(predicate: (got: Received[]) => boolean, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Listens on `port`, or on a port of this test fork's own block (freePort): never an ephemeral
+ * port, which the kernel may have handed to another test file's receiver that a bot of that file
+ * still retries (its requests would land here). A port taken meanwhile is tried again.
+ */
+async function listen(server: Server, port: number | undefined, host: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const chosen = port ?? (await freePort());
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(chosen, host, () => (server.off("error", reject), resolve()));
+      });
+      return;
+    } catch (err) {
+      if (port !== undefined || attempt >= 5 || (err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+    }
+  }
 }
 
 /**
@@ -72,10 +93,7 @@ export async function startReceiver(
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, opts.host?.bind ?? "127.0.0.1", () => resolve());
-  });
+  await listen(server, opts.port, opts.host?.bind ?? "127.0.0.1");
   const port = (server.address() as { port: number }).port;
   const receiver: Receiver = {
     url: `${opts.tls ? "https" : "http"}://${opts.host?.name ?? "127.0.0.1"}:${port}/hook`,
