@@ -22,12 +22,16 @@ const BENCHES = [
   "idle-polls",
   "webhook-throughput",
   "webhook-latency",
+  "hostile-receivers",
   "scaling",
   "scale-rest",
   "peer",
   "durability",
+  "full-redis",
   "cluster",
   "token-timing",
+  "slow-clients",
+  "redis-timing",
 ];
 /**
  * A bench that hangs must not hold the whole run: BENCH_TIMEOUT seconds each (default 300; at

@@ -37,6 +37,16 @@ describe("docker-compose.yml", () => {
     expect(option(command({ REDIS_APPENDFSYNC: "everysec" }), "--appendfsync")).toBe("everysec");
   });
 
+  it("runs every Redis (the cluster profile's nodes too) with maxmemory REDIS_MAXMEMORY, refusing writes past it", () => {
+    const option = (args: string[], name: string) => args[args.indexOf(name) + 1];
+    for (const service of ["redis", "redis-node-1", "redis-node-6"]) {
+      const command = (env: Record<string, string>) => readRedisCommand(env, undefined, service);
+      expect(option(command({}), "--maxmemory")).toBe("1gb");
+      expect(option(command({ REDIS_MAXMEMORY: "300mb" }), "--maxmemory")).toBe("300mb");
+      expect(option(command({}), "--maxmemory-policy")).toBe("noeviction");
+    }
+  });
+
   it("refuses to start without a platform token or an internal token: no default secrets", () => {
     expect(() => readCompose({ INTERNAL_TOKEN: env.INTERNAL_TOKEN })).toThrow(/PLATFORM_TOKEN is required/);
     expect(() => readCompose({ PLATFORM_TOKEN: env.PLATFORM_TOKEN })).toThrow(/INTERNAL_TOKEN is required/);

@@ -65,5 +65,12 @@ async function startCommand() {
   const port = Number(portText) === 0 ? undefined : Number(portText);
 
   // Absolute: the services run in another working directory and are given paths inside it.
-  await start({ dataDir: resolve(values["data-dir"] ?? process.env.STARPOST_DATA_DIR ?? ".starpost"), port });
+  const dataDir = resolve(values["data-dir"] ?? process.env.STARPOST_DATA_DIR ?? ".starpost");
+  try {
+    await start({ dataDir, port });
+  } catch (err) {
+    // Whatever else stops the start: one line, as the checks say theirs, never a stack trace.
+    process.stderr.write(`starpost: ${(err as Error).message.replace(/\s+/g, " ")}\n`);
+    process.exit(1);
+  }
 }

@@ -257,14 +257,23 @@ export class StarpostBot {
       .requests;
   }
 
-  /** Pushes a hand-built Update (without update_id) for kinds the helpers here do not cover. */
-  async pushUpdate(update: Update): Promise<{ update_id: number | null; dropped?: string }> {
-    return this.http.request("POST", `/bots/${this.id}/updates`, update);
+  /**
+   * Pushes a hand-built Update (without update_id) for kinds the helpers here do not cover. With
+   * `idempotencyKey`, a repeat (a retry after a lost answer) answers the first push's result and appends nothing.
+   */
+  async pushUpdate(
+    update: Update,
+    opts: { idempotencyKey?: string } = {},
+  ): Promise<{ update_id: number | null; dropped?: string }> {
+    return this.http.request("POST", `/bots/${this.id}/updates${keyQuery(opts.idempotencyKey)}`, update);
   }
 
-  /** Pushes up to 1000 Updates in one step, in order. */
-  async pushUpdates(updates: Update[]): Promise<{ update_id: number | null; dropped?: string }[]> {
-    return this.http.request("POST", `/bots/${this.id}/updates`, updates);
+  /** Pushes up to 1000 Updates in one step, in order (`idempotencyKey`: as for pushUpdate). */
+  async pushUpdates(
+    updates: Update[],
+    opts: { idempotencyKey?: string } = {},
+  ): Promise<{ update_id: number | null; dropped?: string }[]> {
+    return this.http.request("POST", `/bots/${this.id}/updates${keyQuery(opts.idempotencyKey)}`, updates);
   }
 
   /**
@@ -396,4 +405,9 @@ export class StarpostChat {
   async payLink(link: string): Promise<PaymentResult> {
     return this.http.request("POST", `/bots/${this.bot.id}/invoice_links/pay`, { link, user: this.payer() });
   }
+}
+
+/** A push's `?idempotency_key=` query ("" without a key). */
+function keyQuery(key: string | undefined): string {
+  return key === undefined ? "" : `?idempotency_key=${encodeURIComponent(key)}`;
 }

@@ -10,7 +10,15 @@ import Fastify, {
   type FastifyServerOptions,
 } from "fastify";
 import { BotApiError, Errors } from "@starpost/shared";
-import { requestSerializers, type Logger } from "@starpost/runtime";
+import {
+  isStorageUnavailable,
+  isWriteRefused,
+  reportStorageUnavailable,
+  requestSerializers,
+  STORAGE_FULL_RETRY_AFTER_S,
+  STORAGE_UNAVAILABLE_RETRY_AFTER_S,
+  type Logger,
+} from "@starpost/runtime";
 import { requestLogger } from "./request-logger.ts";
 import { sendError } from "./service-app.ts";
 import { internalSocket } from "./internal-calls.ts";
@@ -45,11 +53,16 @@ export function createHttpServer(
     keepAliveTimeout: 75_000,
     requestTimeout: 0,
     // Bytes that are not HTTP still get the Bot API envelope, never fastify's own error body.
-    clientErrorHandler: (_err, socket) => {
-      const body = JSON.stringify(Errors.invalidHttpRequest());
+    clientErrorHandler: (err: Error & { code?: string }, socket) => {
+      // A request not received within headersTimeout/requestTimeout: 408, and the socket is let go
+      // once that is written, whether or not the slow client ever closes its side.
+      const timedOut = err.code === "ERR_HTTP_REQUEST_TIMEOUT";
+      const error = timedOut ? Errors.requestTimeout() : Errors.invalidHttpRequest();
+      const body = JSON.stringify(error);
       if (socket.writable) {
         socket.end(
-          `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          `HTTP/1.1 ${timedOut ? "408 Request Timeout" : "400 Bad Request"}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+          timedOut ? () => socket.destroy() : undefined,
         );
       } else socket.destroy();
     },
@@ -64,6 +77,17 @@ export function createHttpServer(
       const error = errorFor(err);
       if (error.error_code >= 500) req.log.error({ err: { message: err.message, stack: err.stack } }, "request failed");
       return sendError(reply, error);
+    }
+    // Redis refused the call's step for memory: nothing of it was applied, so the caller may
+    // send it again (counted by registerOps' onError hook).
+    if (isWriteRefused(err)) {
+      req.log.warn({ err: { message: err.message } }, "write refused: Redis is at maxmemory");
+      return sendError(reply, Errors.storageFull(STORAGE_FULL_RETRY_AFTER_S));
+    }
+    // Redis did not answer in time: retryable, and one line per outage names it, not one per call.
+    if (isStorageUnavailable(err)) {
+      reportStorageUnavailable(logger, err);
+      return sendError(reply, Errors.storageUnavailable(STORAGE_UNAVAILABLE_RETRY_AFTER_S));
     }
     return onUnexpected(err, req, reply);
   });

@@ -15,7 +15,7 @@ import {
   type ServiceName,
   parseWith,
 } from "@starpost/shared";
-import { type BotRecord, type Registry, isBotId } from "@starpost/runtime";
+import { type BotRecord, type Registry, isBotId, isWriteRefused, refusedWrites } from "@starpost/runtime";
 import { INTERNAL_TOKEN_HEADER } from "./internal-calls.ts";
 
 /** What a method handler gets: the bot the gateway authenticated (its public record, as sent with the call) and its validated params. */
@@ -147,18 +147,21 @@ export interface OpsOptions {
   registry: Registry;
   /** true when every dependency (Redis, downstream services) answers. */
   ready: () => Promise<boolean>;
+  /** READY_TIMEOUT_MS (default: the constant below). */
+  timeoutMs?: number | undefined;
 }
 
 /**
- * How long /readyz waits for `ready` before answering 503. A command to a Redis that is down waits
- * in ioredis's queue through up to four reconnect attempts (8 s once the backoff is at its 2 s
- * cap); the image's health check gives up after 4 s, and a gateway's own ping of a downstream
- * /readyz after 2 s.
+ * How long /readyz waits for `ready` before answering 503 (READY_TIMEOUT_MS). A Redis that is
+ * frozen, or down and being reconnected to, never answers the ping: /readyz says so within a
+ * second, as a load balancer or `npm start` expects; a healthy Redis answers a ping in well under
+ * a millisecond, so even a loaded machine stays far inside it. A gateway asks the services'
+ * /readyz at the same time, with the same limit.
  */
-export const READY_TIMEOUT_MS = 3000;
+export const READY_TIMEOUT_MS = 750;
 
 /** /healthz (alive), /readyz (dependencies reachable), /metrics (Prometheus text), request metrics. */
-export function registerOps(app: FastifyInstance, { registry, ready }: OpsOptions) {
+export function registerOps(app: FastifyInstance, { registry, ready, timeoutMs = READY_TIMEOUT_MS }: OpsOptions) {
   const requests = registry.counter("starpost_http_requests_total", "HTTP requests answered, by route and status", [
     "route",
     "status",
@@ -173,10 +176,16 @@ export function registerOps(app: FastifyInstance, { registry, ready }: OpsOption
     req.log.debug({ req, status: reply.statusCode, ms: reply.elapsedTime }, "request");
     done();
   });
+  const refused = refusedWrites(registry);
+  // After the error handler answered: a call whose own step Redis refused for memory.
+  app.addHook("onError", (_req, _reply, err, done) => {
+    if (isWriteRefused(err)) refused.inc({ write: "step" });
+    done();
+  });
   app.get("/healthz", async () => ({ ok: true }));
   app.get("/readyz", async (_req, reply) => {
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, READY_TIMEOUT_MS, false)));
+    const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, timeoutMs, false)));
     const ok = await Promise.race([ready().catch(() => false), late]).finally(() => clearTimeout(timer));
     return reply.code(ok ? 200 : 503).send({ ok });
   });

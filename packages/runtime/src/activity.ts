@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { ACTIVITY_SIZE, keys } from "@starpost/shared";
+import { blockingConnection } from "./redis.ts";
 
 export interface ActivityRead {
   /** entries after this position (0: from the first). */
@@ -101,7 +102,7 @@ export class ActivityWaits {
 
   /** A connection of its own for one blocking read; its errors reach the read that uses it. */
   private connection(): Redis {
-    const conn = this.redis.duplicate();
+    const conn = blockingConnection(this.redis);
     conn.on("error", () => undefined);
     return conn;
   }

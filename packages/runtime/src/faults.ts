@@ -33,7 +33,11 @@ export type AddFaultOutcome =
   | { outcome: "added"; id: number }
   | { outcome: "fault_method_unknown"; method: string }
   | { outcome: "fault_description_required"; error_code: number }
+  | { outcome: "too_many_faults"; max: number }
   | { outcome: "bot_not_found" };
+
+/** Faults a bot may hold at once: the faults hash is bounded (DELETE …/faults clears it). */
+export const MAX_FAULTS = 100;
 
 export async function addFault(redis: Redis, botId: string, body: FaultBody): Promise<AddFaultOutcome> {
   const method = body.method === "*" || body.duplicate ? body.method : findMethod(body.method);
@@ -47,10 +51,12 @@ export async function addFault(redis: Redis, botId: string, body: FaultBody): Pr
   const id = await runtimeScripts.addFault(
     redis,
     { bot: keys.bot(botId), faults: keys.faults(botId), faultSeq: keys.faultSeq(botId) },
-    { rule: JSON.stringify(rule) },
+    { rule: JSON.stringify(rule), max: String(MAX_FAULTS) },
   );
+  if (id === "missing") return { outcome: "bot_not_found" };
+  if (id === "full") return { outcome: "too_many_faults", max: MAX_FAULTS };
   await invalidationsSent(redis);
-  return id === undefined ? { outcome: "bot_not_found" } : { outcome: "added", id };
+  return { outcome: "added", id };
 }
 
 export async function listFaults(redis: Redis, botId: string): Promise<Fault[]> {

@@ -1,5 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from "ioredis";
 import type { Logger } from "./logger.ts";
+import type { Registry } from "./metrics.ts";
+import { timeRedisCommands } from "./redis-latency.ts";
 
 export type { Redis };
 
@@ -16,8 +18,17 @@ export interface RedisFactoryOptions {
   logger: Logger;
   /** a label for logs (e.g. "subscriber"). */
   role: string;
-  /** BullMQ connections must not limit retries per request. */
+  /** BullMQ connections must not limit retries per request (nor time out: BullMQ blocks on them). */
   bullmq?: boolean;
+  /** a subscriber or a connection for blocking reads: no command timeout (it would cut every wait). */
+  blocking?: boolean;
+  /**
+   * REDIS_COMMAND_TIMEOUT_MS: a command unanswered this long fails ("Command timed out",
+   * see isStorageUnavailable), so a frozen Redis cannot hold a call; not on BullMQ's or blocking connections.
+   */
+  commandTimeoutMs?: number | undefined;
+  /** the process's metrics: its commands' latency goes to `starpost_redis_command_duration_seconds{role}`. */
+  registry?: Registry;
 }
 
 const retryStrategy = (times: number) => Math.min(50 * 2 ** Math.min(times, 6), 2000);
@@ -36,8 +47,10 @@ export function createRedis(opts: RedisFactoryOptions): Redis {
     retryStrategy,
     ...(opts.bullmq ? { maxRetriesPerRequest: null } : { maxRetriesPerRequest: 3, enableAutoPipelining: true }),
     connectionName: `starpost:${opts.role}`,
+    ...(opts.bullmq || opts.blocking || !opts.commandTimeoutMs ? {} : { commandTimeout: opts.commandTimeoutMs }),
   };
   const client = opts.clusterNodes?.length ? createCluster(opts.clusterNodes, options) : new Redis(opts.url, options);
+  if (opts.registry) timeRedisCommands(client, opts.registry, opts.role);
   let lastLogged = 0;
   client.on("error", (err: Error) => {
     // A dead Redis produces an error per retry; one line a second is enough.
@@ -69,6 +82,24 @@ function createCluster(nodes: HostPort[], redisOptions: RedisOptions): Redis {
     slotsRefreshInterval: 2000,
   });
   return cluster as unknown as Redis;
+}
+
+/**
+ * A connection of its own for blocking reads (XREAD BLOCK), made from `client`: without its
+ * command timeout, which would cut every wait short; instead a blocking read that Redis leaves
+ * unanswered (frozen) ends with nothing its own wait plus that timeout after it was sent.
+ */
+export function blockingConnection(client: Redis): Redis {
+  const cluster = isCluster(client);
+  const perNode: RedisOptions = cluster
+    ? ((client as unknown as Cluster).options.redisOptions ?? {})
+    : (client.options as RedisOptions);
+  const grace = perNode.commandTimeout;
+  const override: RedisOptions =
+    grace === undefined ? {} : { commandTimeout: undefined, blockingTimeout: grace, blockingTimeoutGrace: grace };
+  if (!cluster) return client.duplicate(override);
+  const copy = (client as unknown as Cluster).duplicate([], { redisOptions: { ...perNode, ...override } });
+  return copy as unknown as Redis;
 }
 
 /** True for a client built with `clusterNodes`. */

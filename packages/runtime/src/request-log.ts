@@ -5,6 +5,14 @@ import { runtimeScripts } from "./lua/index.ts";
 /** Entries kept per bot: the newest calls, enough to see what a test just did. */
 export const REQUEST_LOG_SIZE = 100;
 const MAX_STRING = 1024;
+/**
+ * Characters of parameters (names and logged values) an entry keeps: a call with thousands of
+ * parameters is logged with the first ones and a count of the rest (TRUNCATED_PARAMS), so an
+ * entry stays under about 17 KB however the call was made (REQUEST_LOG_SIZE of them per bot).
+ */
+export const MAX_LOGGED_PARAMS_CHARS = 16_384;
+/** The member that stands for the parameters an entry left out: `"<n> more parameters not logged"`. */
+export const TRUNCATED_PARAMS = "…";
 /** Parameters that hold a secret, at any depth, are shown as "***" (the bot token is in the path and never logged). */
 const SECRET_PARAMS = new Set(["token", "secret_token", "provider_token"]);
 const SECRET_IN_JSON = /"(token|secret_token|provider_token)":("(?:[^"\\]|\\.)*"|[^,}\]]*)/g;
@@ -45,24 +53,39 @@ export interface RequestLogEntry {
 
 /**
  * Parameters as logged: secrets masked (the parameters named in SECRET_PARAMS, at any depth, and
- * the userinfo of every URL), long values cut (a file is already just the marker `true`). Only a
+ * the userinfo of every URL), long values cut (a file is already just the marker `true`), and
+ * parameters past MAX_LOGGED_PARAMS_CHARS left out, counted under TRUNCATED_PARAMS. Only a
  * value that can hold a secret (a string with `@`, an object whose JSON names a secret or holds
  * `@`) is looked at twice.
  */
 export function loggedParams(params: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(params)) {
-    if (SECRET_PARAMS.has(k)) out[k] = "***";
-    else if (typeof v === "string") out[k] = maskText(v.length > MAX_STRING ? `${v.slice(0, MAX_STRING)}…` : v);
-    else if (v === null || typeof v === "number" || typeof v === "boolean") out[k] = v;
+  const names = Object.keys(params);
+  let used = 0;
+  for (const [n, k] of names.entries()) {
+    const v = params[k];
+    let logged: unknown;
+    let size: number;
+    if (SECRET_PARAMS.has(k)) [logged, size] = ["***", 3];
+    else if (typeof v === "string") {
+      logged = maskText(v.length > MAX_STRING ? `${v.slice(0, MAX_STRING)}…` : v);
+      size = (logged as string).length;
+    } else if (v === null || typeof v === "number" || typeof v === "boolean") [logged, size] = [v, 8];
     else {
       const json = JSON.stringify(v) ?? "";
       const secret = json.includes("@") || json.includes('token"');
       if (json.length > MAX_STRING) {
         const cut = `${json.slice(0, MAX_STRING)}…`;
-        out[k] = secret ? maskText(cut) : cut;
-      } else out[k] = secret ? maskValue(v) : v;
+        logged = secret ? maskText(cut) : cut;
+      } else logged = secret ? maskValue(v) : v;
+      size = Math.min(json.length, MAX_STRING + 1);
     }
+    used += k.length + size;
+    if (used > MAX_LOGGED_PARAMS_CHARS) {
+      out[TRUNCATED_PARAMS] = `${names.length - n} more parameters not logged`;
+      break;
+    }
+    out[k] = logged;
   }
   return out;
 }

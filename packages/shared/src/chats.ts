@@ -1,3 +1,10 @@
+/**
+ * Messages a chat's history keeps (history.lua's HISTORY_KEPT): the newest; each new message
+ * drops the one this many ids below it. A constant, like ACTIVITY_SIZE, since every writer and
+ * every reader of a history must agree on it.
+ */
+export const CHAT_HISTORY_SIZE = 1000;
+
 /** A Chat as stored per bot: the fields the Bot API shows in Message.chat. */
 export interface Chat {
   id: number;

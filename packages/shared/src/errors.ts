@@ -49,6 +49,9 @@ export const Errors = {
   invalidToken: () => new BotApiError({ error_code: 401, description: "Unauthorized: invalid token specified" }),
   unauthorized: () => new BotApiError({ error_code: 401, description: "Unauthorized" }),
   tooLarge: () => new BotApiError({ error_code: 413, description: "Request Entity Too Large" }),
+  /** more parameters than GATEWAY_MAX_PARAMS: the reference's text for its own parameter bound (HttpReader.cpp). */
+  tooManyParams: () =>
+    new BotApiError({ error_code: 413, description: "Request Entity Too Large: too many parameters" }),
   badRequestBody: () => bad("can't parse request body"),
   boundaryNotFound: () => bad("boundary not found"),
   boundaryValueNotFound: () => bad("boundary value not found"),
@@ -62,12 +65,34 @@ export const Errors = {
   contentEncodingBroken: (zlibCode: number) => bad(`zlib error ${zlibCode}`),
   /** bytes that are not an HTTP request (answered on the socket, before any route). */
   invalidHttpRequest: () => bad("invalid HTTP request"),
+  /** a request not received whole within the gateway's time (answered on the socket, which is then closed). */
+  requestTimeout: () => new BotApiError({ error_code: 408, description: "Request Timeout" }),
   internal: () => new BotApiError({ error_code: 500, description: "Internal Server Error" }),
   serviceUnavailable: () => new BotApiError({ error_code: 502, description: "Bad Gateway" }),
   tooManyRequests: (retryAfter: number) =>
     new BotApiError({
       error_code: 429,
       description: `Too Many Requests: retry after ${retryAfter}`,
+      parameters: { retry_after: retryAfter },
+    }),
+  /**
+   * Redis refused the call's write for memory (maxmemory with noeviction): nothing of the call was
+   * applied, and the same call may be sent again after `retryAfter` seconds.
+   */
+  storageFull: (retryAfter: number) =>
+    new BotApiError({
+      error_code: 503,
+      description: "Service Unavailable: storage is full, retry later",
+      parameters: { retry_after: retryAfter },
+    }),
+  /**
+   * Redis did not answer the call in time (frozen, overloaded, down or loading): the same call may
+   * be sent again after `retryAfter` seconds (a push or payment with its idempotency_key is safe to repeat).
+   */
+  storageUnavailable: (retryAfter: number) =>
+    new BotApiError({
+      error_code: 503,
+      description: "Service Unavailable: storage is not answering, retry later",
       parameters: { retry_after: retryAfter },
     }),
 
@@ -105,6 +130,7 @@ export const Errors = {
   updateKindUnknown: (kind: string) => bad(`unknown update kind "${kind}"`),
   tooManyUpdates: () => bad("at most 1000 updates per call"),
   idempotencyKeyReused: () => bad("idempotency_key was already used for another payment"),
+  pushIdempotencyKeyReused: () => bad("idempotency_key was already used for other updates"),
 
   // getUpdates and webhooks
   conflictWebhookActive: () =>
@@ -259,6 +285,7 @@ export const Errors = {
   faultRetryAfterAlone: () => bad("retry_after goes with error_code 429"),
   faultDescriptionRequired: (errorCode: number) => bad(`description is required for error_code ${errorCode}`),
   faultMethodUnknown: (method: string) => bad(`unknown method "${method}"`),
+  tooManyFaults: (max: number) => bad(`a bot holds at most ${max} faults; clear them first`),
   botBlocked: () => new BotApiError({ error_code: 403, description: "Forbidden: bot was blocked by the user" }),
   /** a scripted fault (POST /platform/v1/bots/:botId/faults): code and text are the caller's. */
   injected: (errorCode: number, description: string, retryAfter?: number) =>

@@ -131,6 +131,8 @@ export const keys = {
   preCheckout: (botId: string | number, queryId: string) => `${PREFIX}:pcq:${tag(botId)}:${queryId}`,
   /** Hash per platform idempotency_key of a payment (query id, body fingerprint), with TTL. */
   paymentKey: (botId: string | number, key: string) => `${PREFIX}:pay-key:${tag(botId)}:${key}`,
+  /** Hash per platform idempotency_key of a push of updates (body fingerprint, the first reply), with TTL. */
+  pushKey: (botId: string | number, key: string) => `${PREFIX}:push-key:${tag(botId)}:${key}`,
   /** Hash: charge id -> charge JSON (paid, refunded). */
   charges: (botId: string | number) => `${PREFIX}:charges:${tag(botId)}`,
   /** List of StarTransaction JSON, oldest first. */

@@ -23,7 +23,11 @@ describe("Redis settings", () => {
       { host: "redis-node-2", port: 7001 },
     ]);
     const single = parseConfig(UpdatesConfig, { ...base, REDIS_URL: "redis://10.0.0.5:6379" });
-    expect(redisTarget(single)).toEqual({ url: "redis://10.0.0.5:6379", clusterNodes: undefined });
+    expect(redisTarget(single)).toEqual({
+      url: "redis://10.0.0.5:6379",
+      clusterNodes: undefined,
+      commandTimeoutMs: 2_000,
+    });
     expect(parseConfig(UpdatesConfig, base).REDIS_WAIT_REPLICAS).toBe(0);
   });
 
@@ -35,6 +39,9 @@ describe("Redis settings", () => {
     ["REDIS_WAIT_REPLICAS", "-1"],
     ["REDIS_WAIT_REPLICAS", "one"],
     ["REDIS_WAIT_TIMEOUT_MS", "0"],
+    ["REDIS_COMMAND_TIMEOUT_MS", "0"],
+    ["REDIS_COMMAND_TIMEOUT_MS", "2s"],
+    ["READY_TIMEOUT_MS", "50"],
   ] as const) {
     it(`refuses ${name}=${value} with one line naming it`, () => {
       expect(() => parseConfig(UpdatesConfig, { ...base, [name]: value })).toThrow(

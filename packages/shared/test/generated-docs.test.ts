@@ -74,12 +74,14 @@ describe("the error registry", () => {
         401: "Unauthorized",
         403: "Forbidden: ",
         404: "Not Found",
+        408: "Request Timeout",
         409: "Conflict: ",
         413: "Request Entity Too Large",
         415: "Unsupported Media Type: ",
         429: "Too Many Requests: ",
         500: "Internal Server Error",
         502: "Bad Gateway",
+        503: "Service Unavailable: ",
       }[err.error_code];
       expect(prefix, name).toBeDefined();
       expect(err.description.startsWith(prefix!), `${name}: ${err.description}`).toBe(true);

@@ -10,9 +10,12 @@ const running = new Set<ChildProcess>();
 const killAll = () => {
   for (const child of running) child.kill("SIGKILL");
 };
+/** A starter (stopOnSignal) stops its processes in order on a signal; only survivors are killed at exit. */
+let orderlyStop = false;
 process.once("exit", killAll);
 for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
   process.once(signal, () => {
+    if (orderlyStop) return;
     killAll();
     process.kill(process.pid, signal); // then end as the signal would have
   });
@@ -42,6 +45,7 @@ export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = "SIGTE
  * has begun (a process that exits then is being stopped, not crashing).
  */
 export function stopOnSignal(stop: () => Promise<void>): () => boolean {
+  orderlyStop = true;
   let stopping = false;
   const run = async () => {
     if (stopping) return;

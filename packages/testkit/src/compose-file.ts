@@ -69,13 +69,14 @@ export function readImageEnv(file = `${REPO_ROOT}Dockerfile`): Record<string, st
   return env;
 }
 
-/** The compose file's `redis` service command, interpolated against `env`. */
+/** The compose file's `redis` service command (or another Redis service's: `redis-node-1`), interpolated against `env`. */
 export function readRedisCommand(
   env: Record<string, string | undefined> = process.env,
   file = `${REPO_ROOT}docker-compose.yml`,
+  service = "redis",
 ): string[] {
   const raw = parse(readFileSync(file, "utf8"), { merge: true }) as Raw;
-  return (raw.services.redis?.command ?? []).map((arg) => interpolate(arg, env));
+  return (raw.services[service]?.command ?? []).map((arg) => interpolate(arg, env));
 }
 
 /** `pnpm run build` bundles services/<name>/src/main.ts into dist/<name>.mjs. */

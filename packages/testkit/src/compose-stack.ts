@@ -5,6 +5,7 @@ import { basename, join } from "node:path";
 import { createInterface } from "node:readline";
 import { readCompose, readImageEnv, REPO_ROOT, type ComposeService } from "./compose-file.ts";
 import { stopProcess, track } from "./child-processes.ts";
+import { crashReason, REASON_LINES } from "./crash-reason.ts";
 import { freePort } from "./redis-server.ts";
 import type { Supervisor } from "./supervisor.ts";
 
@@ -48,6 +49,12 @@ export interface ProcessStackOptions {
   onLine?: (name: string, line: string) => void;
   /** restarts processes that die, as compose's `restart: unless-stopped` (npm start, the chaos suite). */
   supervisor?: Supervisor;
+  /**
+   * Each process in a process group of its own (npm start): a Ctrl-C in the terminal reaches the
+   * starter only, which stops them in order (gateway, services, Redis last), so no service sees
+   * Redis go before it has closed its connections.
+   */
+  ownProcessGroups?: boolean;
 }
 
 export interface ProcessStack {
@@ -63,6 +70,19 @@ export interface ProcessStack {
    */
   restart(name: string, env?: Record<string, string | undefined>): Promise<ServiceProcess>;
   stop(): Promise<void>;
+  /** why a process stopped, in one line, from the last lines it wrote (see crashReason). */
+  reason(name: string): string | undefined;
+}
+
+/** A process that exited or never answered /readyz while the stack started; `reason` is one line. */
+export class StartFailure extends Error {
+  constructor(
+    readonly process: string,
+    readonly reason: string,
+  ) {
+    super(`${process} did not start: ${reason}`);
+    this.name = "StartFailure";
+  }
 }
 
 const isPortVar = (k: string) => /(^|_)PORT$/.test(k);
@@ -83,24 +103,44 @@ function order(services: ComposeService[]): ComposeService[] {
   return out;
 }
 
-/** GET /readyz answered 200 (node:http, not fetch: the starter stays as small as a bare node). */
+/**
+ * GET /readyz answered 200 (node:http, not fetch: the starter stays as small as a bare node). A
+ * probe unanswered within a second counts as not ready: the port may be another program's, which
+ * accepts the connection and never answers.
+ */
 function probe(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = get({ host: "127.0.0.1", port, path: "/readyz", agent: false }, (res) => {
+    const req = get({ host: "127.0.0.1", port, path: "/readyz", agent: false, timeout: 1_000 }, (res) => {
       res.resume();
       resolve(res.statusCode === 200);
     });
+    req.once("timeout", () => req.destroy());
     req.once("error", () => resolve(false));
   });
 }
 
-async function waitReady(port: number, child: ChildProcess, name: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
-    if (await probe(port)) return;
+/** How long a starting process may take to answer /readyz. */
+const READY_WITHIN_MS = 30_000;
+
+/** Resolves once a child's output is all read (its "close"), so its last lines are in. */
+const outputRead = new WeakMap<ChildProcess, Promise<void>>();
+
+async function waitReady(port: number, child: ChildProcess, name: string, reason: () => string | undefined) {
+  const exited = () => child.exitCode !== null || child.signalCode !== null;
+  const failure = async () => {
+    await Promise.race([outputRead.get(child), new Promise((r) => setTimeout(r, 1_000))]);
+    return new StartFailure(name, reason() ?? `exited (${child.signalCode ?? `code ${child.exitCode}`})`);
+  };
+  const deadline = Date.now() + READY_WITHIN_MS;
+  while (Date.now() < deadline) {
+    if (exited()) throw await failure();
+    const ready = await probe(port);
+    // Exited meanwhile: an answer came from another program on the port.
+    if (exited()) throw await failure();
+    if (ready) return;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`${name} did not become ready on port ${port}`);
+  throw new StartFailure(name, `did not answer /readyz on port ${port} within ${READY_WITHIN_MS / 1000} s`);
 }
 
 export async function startProcessStack(opts: ProcessStackOptions): Promise<ProcessStack> {
@@ -123,6 +163,9 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
   // NODE_ENV and node's memory settings, as the image sets them (see readImageEnv).
   const imageEnv = readImageEnv();
   const entries = new Map<string, string[]>();
+  /** each process's last lines, for the reason it stopped. */
+  const recent = new Map<string, string[]>();
+  const reason = (name: string) => crashReason(recent.get(name) ?? []);
   /** `entry`: the node arguments that run the service (its bundle, or its source through tsx). */
   const spawnChild = (proc: ServiceProcess, entry: string[]): ChildProcess => {
     entries.set(proc.name, entry);
@@ -131,16 +174,22 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
         cwd: REPO_ROOT,
         env: { PATH: process.env.PATH ?? "", ...imageEnv, ...proc.env },
         stdio: ["ignore", "pipe", "pipe"],
+        detached: opts.ownProcessGroups === true,
       }),
     );
     const file = opts.logDir ? createWriteStream(`${opts.logDir}/${proc.name}.log`, { flags: "a" }) : undefined;
     for (const stream of [child.stdout!, child.stderr!]) {
       createInterface({ input: stream }).on("line", (line) => {
         file?.write(line + "\n");
+        const lines = recent.get(proc.name) ?? [];
+        recent.set(proc.name, lines);
+        lines.push(line);
+        if (lines.length > REASON_LINES) lines.shift();
         opts.onLine?.(proc.name, line);
       });
     }
     child.once("close", () => file?.end());
+    outputRead.set(child, new Promise((resolve) => child.once("close", () => setImmediate(resolve))));
     return child;
   };
 
@@ -171,7 +220,7 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     proc.child = spawnChild(proc, entry);
     processes.push(proc);
     supervisor?.watch(name, proc.child, () => (proc.child = spawnChild(proc, entry)));
-    await waitReady(port, proc.child, name);
+    await waitReady(port, proc.child, name, () => reason(name));
     return proc;
   };
 
@@ -195,6 +244,7 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
     gatewayUrls: gateways.map((g) => `http://127.0.0.1:${g.port}`),
     processes,
     addReplica: (service) => launch(services.find((s) => s.name === service)!),
+    reason,
     async restart(name, env = {}) {
       if (supervisor) throw new Error("restart() is for stacks without a supervisor (it restarts by itself)");
       const proc = processes.find((p) => p.name === name)!;
@@ -204,7 +254,7 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
         else proc.env[k] = v;
       }
       proc.child = spawnChild(proc, entries.get(name)!);
-      await waitReady(proc.port, proc.child, name);
+      await waitReady(proc.port, proc.child, name, () => reason(name));
       return proc;
     },
     async stop() {

@@ -69,18 +69,28 @@ async function waitForPort(port: number, child: ChildProcess): Promise<void> {
 
 /**
  * Starts a private redis-server on a free port; AOF on when asked; a replica of the server on
- * port `replicaOf` when given. Data goes to a temp dir removed
+ * port `replicaOf` when given; with `maxmemory` (bytes, or with a unit: "1gb"), writes past it
+ * are refused, never evicted (`noeviction`). Data goes to a temp dir removed
  * at stop, or to `dir`, which is kept (and stop is a clean shutdown that writes the AOF).
  */
 export async function startRedis(
-  opts: { appendonly?: boolean; dir?: string; appendfsync?: "always" | "everysec"; replicaOf?: number } = {},
+  opts: {
+    appendonly?: boolean;
+    dir?: string;
+    appendfsync?: "always" | "everysec";
+    replicaOf?: number;
+    maxmemory?: string;
+    /** in a process group of its own (see ProcessStackOptions.ownProcessGroups). */
+    ownProcessGroup?: boolean;
+  } = {},
 ): Promise<RedisServer> {
   const port = await freePort();
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), "starpost-redis-"));
   const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--protected-mode", "no"];
   args.push("--appendonly", opts.appendonly ? "yes" : "no", "--appendfsync", opts.appendfsync ?? "always");
   if (opts.replicaOf) args.push("--replicaof", "127.0.0.1", String(opts.replicaOf));
-  const launch = () => track(spawn("redis-server", args, { stdio: "ignore" }));
+  if (opts.maxmemory) args.push("--maxmemory", opts.maxmemory, "--maxmemory-policy", "noeviction");
+  const launch = () => track(spawn("redis-server", args, { stdio: "ignore", detached: opts.ownProcessGroup === true }));
   const server: RedisServer = {
     url: `redis://127.0.0.1:${port}`,
     port,

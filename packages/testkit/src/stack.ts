@@ -5,6 +5,7 @@ import { buildApp as buildUpdates } from "@starpost/updates";
 import { createLogger, createRedis, type Logger, type Redis } from "@starpost/runtime";
 import { createDeliveryQueue, type DeliveryQueues } from "@starpost/update-log";
 import { ServiceClient } from "@starpost/http";
+import { GatewayLimits } from "@starpost/shared";
 import { Platform } from "./bot-api.ts";
 import { clusterMode, SpreadingPlatform, startRedisCluster, type RedisCluster } from "./redis-cluster.ts";
 import { startRedis, type RedisServer } from "./redis-server.ts";
@@ -36,7 +37,9 @@ export interface TestStack {
  * bots call the first gateway (which calls the first updates and invoices), the platform calls
  * the second (which calls the second ones), so every flow crosses replicas.
  */
-export async function startStack(opts: { logger?: Logger; redisServer?: RedisServer } = {}): Promise<TestStack> {
+export async function startStack(
+  opts: { logger?: Logger; redisServer?: RedisServer; gatewayLimits?: Partial<GatewayLimits> } = {},
+): Promise<TestStack> {
   const cluster = !opts.redisServer && clusterMode() ? await startRedisCluster() : undefined;
   const redisServer = opts.redisServer ?? (cluster ? undefined : await startRedis());
   const logger = opts.logger ?? createLogger("test", process.env.TEST_LOG_LEVEL ?? "silent");
@@ -83,6 +86,7 @@ export async function startStack(opts: { logger?: Logger; redisServer?: RedisSer
       logger,
       platformToken: TEST_PLATFORM_TOKEN,
       botCache,
+      limits: { ...GatewayLimits.parse({}), ...opts.gatewayLimits },
     });
     const gatewayUrl = await gateway.listen({ port: 0, host: "127.0.0.1" });
     apps.push(gateway, updates, invoices);

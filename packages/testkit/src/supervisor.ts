@@ -13,6 +13,8 @@ export interface SupervisorOptions {
   /** a process that ran this long before dying starts a fresh count of tries. */
   stableMs?: number;
   maxTries?: number;
+  /** called once a process is given up on (`npm start` then stops the whole stack, naming why). */
+  onGiveUp?: (name: string) => void;
 }
 
 export interface SupervisedState {
@@ -41,6 +43,7 @@ export class Supervisor {
         this.log(
           `${name} keeps crashing (${maxTries} restarts, each dying within ${stableMs / 1000} s): giving up on it`,
         );
+        this.opts.onGiveUp?.(name);
         return;
       }
       const delay = Math.min(baseDelayMs * 2 ** (state.tries - 1), maxDelayMs);

@@ -24,13 +24,20 @@ it("restarts a process that dies, with growing backoff and a line naming it", as
 
 it("gives up on a process that keeps crashing, and says so", async () => {
   const lines: string[] = [];
-  const supervisor = new Supervisor({ log: (l) => lines.push(l), baseDelayMs: 5, maxTries: 3 });
+  const givenUp: string[] = [];
+  const supervisor = new Supervisor({
+    log: (l) => lines.push(l),
+    baseDelayMs: 5,
+    maxTries: 3,
+    onGiveUp: (name) => givenUp.push(name),
+  });
   const respawn = () => node("process.exit(1)");
   supervisor.watch("broken", respawn(), respawn);
   await eventually(() => supervisor.crashLooping.length === 1);
   expect(supervisor.crashLooping).toEqual(["broken"]);
   expect(lines.at(-1)).toBe("broken keeps crashing (3 restarts, each dying within 10 s): giving up on it");
   expect(supervisor.state.get("broken")?.restarts).toBe(3);
+  expect(givenUp).toEqual(["broken"]);
 });
 
 it("restarts nothing once stopped", async () => {

@@ -93,6 +93,18 @@ function openQueryId(kind: string, payload: unknown): string {
   return typeof id === "string" || typeof id === "number" ? toInteger(String(id), 64).toString() : "";
 }
 
+/** A push's idempotency key (remembered `lifetimeMs`) and the fingerprint of what it was sent with. */
+export interface IdempotencyKey {
+  key: string;
+  fingerprint: string;
+  lifetimeMs: number;
+}
+
+/** What a keyed append answers: this call's outcomes, or the first call's for a key already used. */
+export type KeyedAppend =
+  | { outcome: "appended"; results: AppendOutcome[]; repeat: boolean }
+  | { outcome: "bot_not_found" | "idempotency_key_reused" };
+
 /**
  * Appends updates (`{<kind>: payload}` without update_id) to the bot's log in one Lua call,
  * registering `parties` first, and schedules their delivery (appendThenDeliver). Filtering by
@@ -106,6 +118,23 @@ export async function appendUpdates(
   parties: Parties = { chats: [], users: [] },
   now = Date.now(),
 ): Promise<AppendOutcome[] | undefined> {
+  const appended = await appendUpdatesOnce(sink, botId, updates, parties, undefined, now);
+  return appended.outcome === "appended" ? appended.results : undefined;
+}
+
+/**
+ * appendUpdates with an idempotency key (none: like appendUpdates): a key already used appends
+ * nothing and answers the first call's outcomes (`repeat`), or `idempotency_key_reused` when it
+ * came with other updates.
+ */
+export async function appendUpdatesOnce(
+  sink: UpdateSink,
+  botId: string,
+  updates: NewUpdate[],
+  parties: Parties,
+  idempotency: IdempotencyKey | undefined,
+  now = Date.now(),
+): Promise<KeyedAppend> {
   const args: (string | number)[] = [];
   for (const c of parties.chats) args.push(c.id, c.username?.toLowerCase() ?? "", JSON.stringify(chatJson(c)));
   for (const u of parties.users) args.push(u.id, JSON.stringify(u));
@@ -137,15 +166,25 @@ export async function appendUpdates(
           messageSeq: keys.messageSeq(botId),
           messages: keys.messages(botId),
           openQueries: keys.openCallbackQueries(botId),
+          idempotency: keys.pushKey(botId, idempotency?.key ?? ""),
+          invoices: keys.invoices(botId),
         },
-        { log: logArgs(botId), chats: parties.chats.length, users: parties.users.length, records: args },
+        {
+          log: logArgs(botId),
+          chats: parties.chats.length,
+          users: parties.users.length,
+          keyLifetime: idempotency?.lifetimeMs ?? 0,
+          fingerprint: idempotency?.fingerprint ?? "",
+          records: args,
+        },
       ),
     (reply) => reply?.webhook === true,
   );
-  if (!reply) return undefined;
+  if (!reply) return { outcome: "bot_not_found" };
+  if (reply.repeat && !reply.repeat.sameRequest) return { outcome: "idempotency_key_reused" };
   const { results } = reply;
   let r = 0;
-  return known.map((kind, n): AppendOutcome => {
+  const outcomes = known.map((kind, n): AppendOutcome => {
     if (!kind || !kind.produced) return { outcome: "dropped", reason: "unknown_kind" };
     const v = results[r++]!;
     const out: AppendOutcome =
@@ -153,4 +192,5 @@ export async function appendUpdates(
     if (updates[n]!.history) out.message_id = results[r++] as number;
     return out;
   });
+  return { outcome: "appended", results: outcomes, repeat: reply.repeat !== undefined };
 }

@@ -1,5 +1,6 @@
 import type { Redis } from "ioredis";
 import { keys } from "@starpost/shared";
+import { updateKind } from "./update-kinds.ts";
 
 /** One entry of the log as the webhook worker sees it. */
 export interface LogEntry {
@@ -35,6 +36,18 @@ export function decodeEntry(id: string, flat: string[]): LogEntry {
     expiresAt: Number(fields[ENTRY_FIELDS.expiresAt]),
     json: fields[ENTRY_FIELDS.json]!,
   };
+}
+
+/**
+ * When an entry was appended (Unix ms): its expiry less its kind's lifetime, the log keeping no
+ * second timestamp. A replay of an update (replay.lua) keeps the original's expiry, so it counts
+ * from the original's append; undefined for an entry of a kind this build does not know.
+ */
+export function appendedAt(fields: Record<string, string>): number | undefined {
+  const kind = updateKind(fields[ENTRY_FIELDS.kind] ?? "");
+  const expiry = Number(fields[ENTRY_FIELDS.expiresAt]);
+  if (!kind || !Number.isFinite(expiry)) return undefined;
+  return expiry - kind.lifetime * 1000;
 }
 
 /** Reads up to `count` entries after `afterId` (exclusive), oldest first, without confirming. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { Errors } from "@starpost/shared";
+import { Errors, GatewayLimits } from "@starpost/shared";
 import { ChannelRouter, Registry, type Logger } from "@starpost/runtime";
 import {
   registerOps,
@@ -16,9 +16,12 @@ import { registerPlatformApi } from "./routes/platform.ts";
 import type { BotCache } from "./bot-cache.ts";
 import { registerConsole } from "./console.ts";
 import { PollHub } from "./polling/poll-hub.ts";
+import { registerClientLimits, registerReadShare, serverTimeouts } from "./client-limits.ts";
 
 export interface GatewayDeps {
   redis: Redis;
+  /** READY_TIMEOUT_MS: how long /readyz waits for its checks. */
+  readyTimeoutMs?: number;
   /** a dedicated connection for the wake-ups of held long polls (one per process). */
   subscriber: Redis;
   services: ServiceClient;
@@ -27,22 +30,35 @@ export interface GatewayDeps {
   registry?: Registry;
   /** bot records cached in process (one Redis; closed with the app); without it every call reads Redis. */
   botCache?: BotCache;
+  /** what a client may take and hold (GatewayConfig's GATEWAY_* values); the defaults without it. */
+  limits?: GatewayLimits;
 }
 
 /** Builds the gateway: the Bot API front, long polls, the platform API, health and metrics. Never listens. */
 export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  const limits = deps.limits ?? GatewayLimits.parse({});
+  const timeouts = serverTimeouts(limits);
   // Node's own header limit (16 KiB) would refuse a GET whose query string the reference accepts.
-  const http = { http: { maxHeaderSize: MAX_HEADER_SIZE } } as object;
+  const http = { http: { ...timeouts.http, maxHeaderSize: MAX_HEADER_SIZE } } as object;
   const app = createHttpServer(
     deps.logger,
-    { bodyLimit: BODY_LIMIT, return503OnClosing: false, ...http },
+    {
+      bodyLimit: BODY_LIMIT,
+      return503OnClosing: false,
+      keepAliveTimeout: timeouts.keepAliveTimeout,
+      requestTimeout: timeouts.requestTimeout,
+      ...http,
+    },
     forwardFailed,
   );
   const registry = deps.registry ?? new Registry("gateway");
+  registerClientLimits(app, limits, registry);
 
   registerBodyParsers(app);
+  registerReadShare(app, limits.GATEWAY_BOT_READ_BYTES_PER_S, BODY_LIMIT);
   registerOps(app, {
     registry,
+    timeoutMs: deps.readyTimeoutMs,
     // At once, not one after the other: /readyz answers within READY_TIMEOUT_MS.
     ready: async () => {
       const answers = await Promise.all([
@@ -71,6 +87,8 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     botCache: deps.botCache,
     polling: { redis: deps.redis, hub: polls },
     stepLog,
+    maxParams: limits.GATEWAY_MAX_PARAMS,
+    botMaxActive: limits.GATEWAY_BOT_MAX_ACTIVE_REQUESTS,
   });
   if (deps.botCache) app.addHook("onClose", () => deps.botCache!.close());
 

@@ -52,6 +52,8 @@ export class BotCache {
   constructor(
     url: string,
     private readonly logger: Logger,
+    /** REDIS_COMMAND_TIMEOUT_MS, for the reads (not the subscriber): a frozen Redis fails the call instead of holding it. */
+    commandTimeoutMs?: number,
   ) {
     const options = {
       maxRetriesPerRequest: 1,
@@ -59,7 +61,11 @@ export class BotCache {
       autoResubscribe: false,
       enableOfflineQueue: false,
     };
-    this.data = new Redis(url, { ...options, connectionName: "starpost:gateway-bot-cache" });
+    this.data = new Redis(url, {
+      ...options,
+      connectionName: "starpost:gateway-bot-cache",
+      ...(commandTimeoutMs ? { commandTimeout: commandTimeoutMs } : {}),
+    });
     this.sub = new Redis(url, { ...options, connectionName: "starpost:gateway-bot-invalidations" });
     for (const conn of [this.data, this.sub]) {
       conn.on("error", () => undefined); // the main connection logs Redis errors

@@ -25,6 +25,8 @@ export const PRE_CHECKOUT_ANSWER_MS = 10_000;
 
 export interface InvoicesDeps {
   redis: Redis;
+  /** READY_TIMEOUT_MS: how long /readyz waits for its checks. */
+  readyTimeoutMs?: number;
   /** the process's one subscriber connection, for its channel router (payments, presses and reads waiting for the bot). */
   subscriber: Redis;
   /** BullMQ queue of webhook drain jobs (payment updates go to bots with webhooks too). */
@@ -76,7 +78,11 @@ export async function buildApp(deps: InvoicesDeps): Promise<FastifyInstance> {
 
   guardInternal(app, deps.internalToken);
   if (deps.replicaWait) registerReplicaWait(app, deps.redis, deps.logger, deps.replicaWait);
-  registerOps(app, { registry, ready: async () => (await deps.redis.ping()) === "PONG" });
+  registerOps(app, {
+    registry,
+    ready: async () => (await deps.redis.ping()) === "PONG",
+    timeoutMs: deps.readyTimeoutMs,
+  });
   registerMethodRoute(app, INVOICE_METHODS, domain);
   registerPlatformRows(
     app,

@@ -1,14 +1,21 @@
 import { InvoicesConfig, loadConfig, redisTarget, replicaWait } from "@starpost/shared";
-import { announceEndpoints, createLogger, createRedis, onShutdown } from "@starpost/runtime";
+import { announceEndpoints, createLogger, createRedis, onShutdown, Registry } from "@starpost/runtime";
 import { createDeliveryQueue } from "@starpost/update-log";
 import { listenInternalSocket } from "@starpost/http";
 import { buildApp } from "./app.ts";
 
 const config = loadConfig("invoices", InvoicesConfig);
 const logger = createLogger("invoices", config.LOG_LEVEL);
-const redis = createRedis({ ...redisTarget(config), logger, role: "invoices" });
-const subscriber = createRedis({ ...redisTarget(config), logger, role: "invoices-subscriber" });
-const queueConnection = createRedis({ ...redisTarget(config), logger, role: "invoices-queue", bullmq: true });
+const registry = new Registry("invoices");
+const redis = createRedis({ ...redisTarget(config), logger, registry, role: "invoices" });
+const subscriber = createRedis({
+  ...redisTarget(config),
+  logger,
+  registry,
+  role: "invoices-subscriber",
+  blocking: true,
+});
+const queueConnection = createRedis({ ...redisTarget(config), logger, registry, role: "invoices-queue", bullmq: true });
 const deliveryQueue = createDeliveryQueue(queueConnection, logger);
 // A process of this service may have died between a step and its drain request: the workers sweep once.
 deliveryQueue.askSweep();
@@ -17,7 +24,9 @@ const app = await buildApp({
   subscriber,
   deliveryQueue,
   logger,
+  registry,
   internalToken: config.INTERNAL_TOKEN,
+  readyTimeoutMs: config.READY_TIMEOUT_MS,
   replicaWait: replicaWait(config),
 });
 

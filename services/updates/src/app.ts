@@ -15,6 +15,8 @@ import { WEBHOOK_METHODS } from "./webhook/methods.ts";
 
 export interface UpdatesDeps {
   redis: Redis;
+  /** READY_TIMEOUT_MS: how long /readyz waits for its checks. */
+  readyTimeoutMs?: number;
   /** BullMQ queues of webhook drain jobs. */
   deliveryQueue: DeliveryQueues;
   logger: Logger;
@@ -35,7 +37,11 @@ export async function buildApp(deps: UpdatesDeps): Promise<FastifyInstance> {
 
   guardInternal(app, deps.internalToken);
   if (deps.replicaWait) registerReplicaWait(app, deps.redis, deps.logger, deps.replicaWait);
-  registerOps(app, { registry, ready: async () => (await deps.redis.ping()) === "PONG" });
+  registerOps(app, {
+    registry,
+    ready: async () => (await deps.redis.ping()) === "PONG",
+    timeoutMs: deps.readyTimeoutMs,
+  });
   const activityWaits = new ActivityWaits(deps.redis);
   // Held activity reads end when the service stops (they would hold the close up to 30 s).
   app.addHook("preClose", async () => activityWaits.close());

@@ -1,13 +1,14 @@
 import { loadConfig, UpdatesConfig, redisTarget, replicaWait } from "@starpost/shared";
-import { announceEndpoints, createLogger, createRedis, onShutdown } from "@starpost/runtime";
+import { announceEndpoints, createLogger, createRedis, onShutdown, Registry } from "@starpost/runtime";
 import { createDeliveryQueue } from "@starpost/update-log";
 import { listenInternalSocket } from "@starpost/http";
 import { buildApp } from "./app.ts";
 
 const config = loadConfig("updates", UpdatesConfig);
 const logger = createLogger("updates", config.LOG_LEVEL);
-const redis = createRedis({ ...redisTarget(config), logger, role: "updates" });
-const queueConnection = createRedis({ ...redisTarget(config), logger, role: "updates-queue", bullmq: true });
+const registry = new Registry("updates");
+const redis = createRedis({ ...redisTarget(config), logger, registry, role: "updates" });
+const queueConnection = createRedis({ ...redisTarget(config), logger, registry, role: "updates-queue", bullmq: true });
 const deliveryQueue = createDeliveryQueue(queueConnection, logger);
 // A process of this service may have died between a step and its drain request: the workers sweep once.
 deliveryQueue.askSweep();
@@ -15,7 +16,9 @@ const app = await buildApp({
   redis,
   deliveryQueue,
   logger,
+  registry,
   internalToken: config.INTERNAL_TOKEN,
+  readyTimeoutMs: config.READY_TIMEOUT_MS,
   allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
   replicaWait: replicaWait(config),
 });

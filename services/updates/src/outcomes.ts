@@ -14,11 +14,13 @@ const REFUSALS = {
   chat_id_sign: () => Errors.chatIdSign(),
   fault_method_unknown: (r: { method: string }) => Errors.faultMethodUnknown(r.method),
   fault_description_required: (r: { error_code: number }) => Errors.faultDescriptionRequired(r.error_code),
+  too_many_faults: (r: { max: number }) => Errors.tooManyFaults(r.max),
   // Replays
   replay_pending: (r: { update_id: number }) => Errors.replayPending(r.update_id),
   replay_not_found: (r: { update_id: number }) => Errors.replayNotFound(r.update_id),
   // Updates pushed through the platform API
   too_many_updates: () => Errors.tooManyUpdates(),
+  idempotency_key_reused: () => Errors.pushIdempotencyKeyReused(),
   update_not_object: () => Errors.updateNotObject(),
   update_id_given: () => Errors.updateIdGiven(),
   update_kind_count: () => Errors.updateKindCount(),

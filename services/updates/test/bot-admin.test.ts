@@ -58,6 +58,23 @@ describe("scripted faults", () => {
     expect((await call("getMe")).status).toBe(200);
   });
 
+  it("a bot holds at most 100 faults: the next is refused and adds nothing, until they are cleared", async () => {
+    const bot = await stack.platform.createBot();
+    for (let i = 0; i < 100; i++)
+      expect((await fault(bot.id, { method: "getMe", delay_ms: 1 })).body.result).toEqual({ id: i + 1 });
+    expect(await fault(bot.id, { method: "getMe", error_code: 500 })).toMatchObject({
+      status: 400,
+      body: {
+        ok: false,
+        error_code: 400,
+        description: "Bad Request: a bot holds at most 100 faults; clear them first",
+      },
+    });
+    expect((await stack.platform.call("GET", `/bots/${bot.id}/faults`)).body.result.faults).toHaveLength(100);
+    await stack.platform.call("DELETE", `/bots/${bot.id}/faults`);
+    expect((await fault(bot.id, { method: "getMe", error_code: 500 })).status).toBe(200);
+  });
+
   it("a delay holds the call first; a bot's faults never touch another bot", async () => {
     const [a, b] = [await stack.platform.createBot(), await stack.platform.createBot()];
     await fault(a.id, { method: "getMe", delay_ms: 300 });

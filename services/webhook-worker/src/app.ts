@@ -1,8 +1,9 @@
+import { setMaxListeners } from "node:events";
 import { Worker, type Job } from "bullmq";
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import { keys } from "@starpost/shared";
-import { ChannelRouter, OwnEndpoints, Registry, type Logger } from "@starpost/runtime";
+import { ChannelRouter, isStorageUnavailable, OwnEndpoints, Registry, type Logger } from "@starpost/runtime";
 import { createDeliveryQueue, type DrainJob } from "@starpost/update-log";
 import { createHttpServer, registerOps, type ServiceClient } from "@starpost/http";
 import { WORKER_BUSY, WORKER_BUSY_EVERY_MS } from "./busy.ts";
@@ -12,6 +13,7 @@ import { BotDrain, type DrainOutcome } from "./drain/bot-drain.ts";
 import { RetryTimer } from "./drain/retry-timer.ts";
 import { WebhookChanges } from "./drain/webhook-changes.ts";
 import { workerMetrics } from "./metrics.ts";
+import { oldestPendingAges, type PendingState } from "./pending-age.ts";
 import { startReconciler } from "./reconciler.ts";
 import { replyMethodRunner } from "./reply-method.ts";
 
@@ -20,6 +22,8 @@ const IDLE_BLOCK_S = 30;
 
 export interface WorkerDeps {
   redis: Redis;
+  /** READY_TIMEOUT_MS: how long /readyz waits for its checks. */
+  readyTimeoutMs?: number;
   logger: Logger;
   registry: Registry;
 }
@@ -27,7 +31,11 @@ export interface WorkerDeps {
 /** The worker's small HTTP face: /healthz, /readyz and /metrics for operators. */
 export async function buildOpsApp(deps: WorkerDeps): Promise<FastifyInstance> {
   const app = createHttpServer(deps.logger);
-  registerOps(app, { registry: deps.registry, ready: async () => (await deps.redis.ping()) === "PONG" });
+  registerOps(app, {
+    registry: deps.registry,
+    ready: async () => (await deps.redis.ping()) === "PONG",
+    timeoutMs: deps.readyTimeoutMs,
+  });
   return app;
 }
 
@@ -48,7 +56,14 @@ export interface DeliveryWorkerDeps extends WorkerDeps {
   stalledIntervalMs: number;
   reconcileMs: number;
   backoffScale: number;
+  /**
+   * A drain job whose attempt is still in flight after this long while its shard is crowded hands
+   * its drain to the retry timer's slots (see RetryTimer.handOver).
+   */
+  slowMs: number;
   sender: SenderOptions;
+  /** failing bots whose oldest pending update a scrape reads (METRICS_PENDING_SAMPLE). */
+  pendingSample: number;
 }
 
 export interface DeliveryWorker {
@@ -68,6 +83,8 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   );
   const replies = replyMethodRunner(deps.services, redis, logger, metrics);
   const stop = new AbortController();
+  // Every drain running here listens to it, on purpose: not a leak.
+  setMaxListeners(0, stop.signal);
   const followUps = new Set<Promise<void>>();
   const router = new ChannelRouter(deps.subscriber);
   const changes = new WebhookChanges(router, logger);
@@ -85,6 +102,17 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     "starpost_webhook_retries_waiting",
     "Failing webhook bots the retry timer holds (waiting for a retry or running it)",
     () => redis.zcard(keys.webhookRetries()),
+  );
+  /** the bots whose drain runs in this process now. */
+  const here = new Map<string, PendingState>();
+  deps.registry.gauge(
+    "starpost_webhook_oldest_pending_age_seconds",
+    "Age of the oldest pending update of webhook bots, by state: delivering (drained here now), waiting (for a drain slot), retrying (failing webhook)",
+    async () => {
+      const ages = await oldestPendingAges({ redis, queue, here, sample: deps.pendingSample });
+      return Object.entries(ages).map(([state, n]) => [{ state }, n]);
+    },
+    ["state"],
   );
 
   // One BullMQ worker per delivery queue shard: this process drains bots of every shard, its
@@ -119,27 +147,62 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     slots: deps.concurrency,
     // A claim is the timer's lock: a killed worker's run is taken over as its BullMQ jobs are.
     claimMs: deps.lockDurationMs,
-    run: (botId, signal) => new BotDrain({ ...drainDeps, crowded: () => true }, botId, "retry").run(signal),
+    run: (botId, signal) => {
+      here.set(botId, "retrying");
+      return new BotDrain({ ...drainDeps, crowded: () => true }, botId, "retry")
+        .run(signal)
+        .finally(() => here.delete(botId));
+    },
     request: (botId) => track(queue.request(botId, { cause: "appended", pending: true })),
   });
 
   /**
    * Runs the bot's drain job. A drain that ends waiting for a retry hands the bot to the retry
    * timer (one timer entry per failing bot, not a job per attempt); a drain that finds the bot
-   * held by the timer leaves it to the timer.
+   * held by the timer leaves it to the timer. A drain whose attempt is in flight longer than
+   * `slowMs` while its shard is crowded is handed, still running, to the timer's slots and its
+   * job ends: a stalling receiver holds a BullMQ slot for `slowMs`, not for the whole deadline.
    */
-  const drain = async (shard: number, job: Job<DrainJob, DrainOutcome>) => {
+  const drain = async (shard: number, job: Job<DrainJob, DrainOutcome>): Promise<DrainOutcome> => {
     taken(shard);
-    const crowded = () => running[shard]! * 2 > perShard;
+    const { botId } = job.data;
+    here.set(botId, "delivering");
+    const shardCrowded = () => running[shard]! * 2 > perShard;
+    /** the hand-over to the retry timer, once asked for (see RetryTimer.handOver). */
+    let handing: Promise<boolean> | undefined;
+    let handed!: () => void;
+    const slotFreed = new Promise<{ reason: "handed" }>((resolve) => (handed = () => resolve({ reason: "handed" })));
+    const onSlow = (generation: string) => {
+      if (handing || !shardCrowded()) return false;
+      handing = timer.handOver(botId, generation, run).catch(() => false);
+      void handing.then((ok) => {
+        if (!ok) return;
+        here.set(botId, "retrying");
+        const gone = () => void here.delete(botId);
+        run.then(gone, gone);
+        handed();
+      });
+      return true;
+    };
+    // Handed over, the drain is the timer's: it ends at its next wait for a retry, as a timer run does.
+    const crowded = () => handing !== undefined || shardCrowded();
+    const run = new BotDrain({ ...drainDeps, crowded, slow: { ms: deps.slowMs, onSlow } }, botId).run(stop.signal);
     let outcome: DrainOutcome;
     try {
-      outcome = await new BotDrain({ ...drainDeps, crowded }, job.data.botId).run(stop.signal);
+      outcome = await Promise.race([run, slotFreed]);
+    } catch (err) {
+      if (handing && (await handing)) return { reason: "handed" }; // the timer's now: its run logs the failure
+      here.delete(botId);
+      throw err;
     } finally {
       running[shard]!--;
     }
-    if (outcome.reason === "backoff" && !(await timer.park(job.data.botId, outcome.generation, outcome.retryAt)))
+    // A drain that ended while being handed over ends as the timer's run (the timer holds the bot).
+    if (handing && (await handing)) return { reason: "handed" };
+    here.delete(botId);
+    if (outcome.reason === "backoff" && !(await timer.park(botId, outcome.generation, outcome.retryAt)))
       return { reason: "changed" } as const; // the webhook changed meanwhile: its follow-up drains it
-    if (outcome.reason === "held") await timer.adopt(job.data.botId, outcome.held);
+    if (outcome.reason === "held") await timer.adopt(botId, outcome.held);
     return outcome;
   };
 
@@ -166,7 +229,7 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    * holds is the timer's: no follow-up.
    */
   const follow = (botId: string, outcome: DrainOutcome, retryAt?: number) => {
-    if (outcome.reason === "backoff" || outcome.reason === "held") return;
+    if (outcome.reason === "backoff" || outcome.reason === "held" || outcome.reason === "handed") return;
     void track(queue.request(botId, { cause: "recheck", redis, retryAt }));
   };
   /** A request in flight, awaited on close. */
@@ -187,7 +250,12 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       if (job) follow(job.data.botId, { reason: "empty" }, Date.now() + 1000);
     });
     worker.on("stalled", (jobId) => logger.warn({ jobId }, "drain stalled (its worker died); running it again"));
-    worker.on("error", (err) => logger.error({ err: { message: err.message } }, "worker error"));
+    worker.on("error", (err) => {
+      // Closing ends the worker's blocking read by closing its connection: "Connection is
+      // closed." then is the orderly stop (Ctrl-C, SIGTERM), not a fault.
+      if (stop.signal.aborted && isStorageUnavailable(err)) return;
+      logger.error({ err: { message: err.message } }, "worker error");
+    });
   }
 
   let reconciler: ReturnType<typeof startReconciler> | undefined;

@@ -16,15 +16,15 @@ try {
   logger.warn({ file: config.WEBHOOK_CA_FILE }, "CA bundle not readable; using Node's bundled roots");
 }
 
-const redis = createRedis({ ...redisTarget(config), logger, role: "worker" });
-const connection = createRedis({ ...redisTarget(config), logger, role: "worker-queue", bullmq: true });
-const subscriber = createRedis({ ...redisTarget(config), logger, role: "worker-subscriber" });
+const registry = new Registry("webhook-worker");
+const redis = createRedis({ ...redisTarget(config), logger, registry, role: "worker" });
+const connection = createRedis({ ...redisTarget(config), logger, registry, role: "worker-queue", bullmq: true });
+const subscriber = createRedis({ ...redisTarget(config), logger, registry, role: "worker-subscriber", blocking: true });
 const services = new ServiceClient(
   { invoices: config.INVOICES_URL, updates: config.UPDATES_URL },
   config.INTERNAL_TOKEN,
   config.INTERNAL_SOCKET_DIR,
 );
-const registry = new Registry("webhook-worker");
 const worker = buildWorker({
   redis,
   connection,
@@ -37,14 +37,18 @@ const worker = buildWorker({
   stalledIntervalMs: config.WORKER_STALLED_INTERVAL_MS,
   reconcileMs: config.WEBHOOK_RECONCILE_MS,
   backoffScale: config.WEBHOOK_BACKOFF_SCALE,
+  slowMs: config.WEBHOOK_SLOW_MS,
+  pendingSample: config.METRICS_PENDING_SAMPLE,
   sender: {
     allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     telegramHeaderAlias: config.WEBHOOK_TELEGRAM_HEADER_ALIAS,
     ca,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    replyMaxBytes: config.WEBHOOK_REPLY_MAX_BYTES,
+    replyBudgetBytes: config.WEBHOOK_REPLY_BUDGET_BYTES,
   },
 });
-const app = await buildOpsApp({ redis, logger, registry });
+const app = await buildOpsApp({ redis, logger, registry, readyTimeoutMs: config.READY_TIMEOUT_MS });
 
 // Recorded before it listens, so no webhook reaches it from its first request on.
 const endpoints = await announceEndpoints(redis, "webhook-worker", { host: config.HOST, port: config.WORKER_PORT });

@@ -10,16 +10,23 @@ export function startWorker(
   stack: TestStack,
   overrides: Partial<Omit<DeliveryWorkerDeps, "sender">> & { sender?: Partial<DeliveryWorkerDeps["sender"]> } = {},
 ) {
-  const redis = createRedis({ url: stack.redisServer.url, logger: stack.logger, role: "test-worker" });
+  // As main.ts: the worker's commands are timed into its registry.
+  const registry = new Registry("webhook-worker");
+  const redis = createRedis({ url: stack.redisServer.url, logger: stack.logger, registry, role: "test-worker" });
   const connection = createRedis({
     url: stack.redisServer.url,
     logger: stack.logger,
+    registry,
     role: "test-worker-queue",
     bullmq: true,
   });
-  const subscriber = createRedis({ url: stack.redisServer.url, logger: stack.logger, role: "test-worker-subscriber" });
+  const subscriber = createRedis({
+    url: stack.redisServer.url,
+    logger: stack.logger,
+    registry,
+    role: "test-worker-subscriber",
+  });
   const services = new ServiceClient({ invoices: stack.invoicesUrl, updates: stack.updatesUrl }, "test-internal-token");
-  const registry = new Registry("webhook-worker");
   const { sender, ...rest } = overrides;
   const worker = buildWorker({
     redis,
@@ -33,8 +40,17 @@ export function startWorker(
     stalledIntervalMs: 2000,
     reconcileMs: 500,
     backoffScale: 0.01,
+    pendingSample: 100,
+    slowMs: 1000,
     ...rest,
-    sender: { allowPrivateNetworks: true, telegramHeaderAlias: true, timeoutMs: 60_000, ...sender },
+    sender: {
+      allowPrivateNetworks: true,
+      telegramHeaderAlias: true,
+      timeoutMs: 60_000,
+      replyMaxBytes: 1024 * 1024,
+      replyBudgetBytes: 32 * 1024 * 1024,
+      ...sender,
+    },
   });
   worker.start();
   return {

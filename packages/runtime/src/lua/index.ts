@@ -16,9 +16,9 @@ const done = (n: number) => n === 1;
 export const runtimeScripts = {
   addFault: script("add-fault.lua", {
     keys: { bot: one(), faults: one(), faultSeq: one() },
-    args: { rule: one() },
-    /** the new fault's id; undefined when the bot does not exist. */
-    reply: (id: number) => (id < 0 ? undefined : id),
+    args: { rule: one(), max: one() },
+    /** the new fault's id; "missing" when the bot does not exist, "full" when it holds the most faults. */
+    reply: (id: number) => (id === -1 ? ("missing" as const) : id === -2 ? ("full" as const) : id),
   }),
   takeFault: script("take-fault.lua", {
     keys: { bot: one(), faults: one() },

@@ -63,6 +63,13 @@ export const PaymentBody = z.object({
 });
 export type PaymentBody = z.infer<typeof PaymentBody>;
 
+/** A platform idempotency_key (a payment's, a push's) is remembered this long for repeats. */
+export const IDEMPOTENCY_LIFETIME_MS = 86_400_000;
+
+/** `POST …/updates?idempotency_key=…`: a repeat with the same key answers the first call's result and appends nothing. */
+export const PushQuery = z.object({ idempotency_key: PaymentBody.shape.idempotency_key });
+export type PushQuery = z.infer<typeof PushQuery>;
+
 export const LinkPaymentBody = answering(
   z.object({
     link: z.string().min(1).max(64),

@@ -6,6 +6,7 @@
  * by its own rule, as the reference does, and no number loses digits on the way. The map travels
  * to the owning service as it is.
  */
+import { Errors } from "../errors.ts";
 import { JsonCursor, JsonStop } from "./json.ts";
 
 export type RawParams = Record<string, string>;
@@ -18,6 +19,20 @@ const UNSAFE_NAMES = new Set(["__proto__", "constructor", "prototype"]);
 
 export function emptyParams(): RawParams {
   return Object.create(null) as RawParams;
+}
+
+/**
+ * How many parameters one request may still carry (the gateway's GATEWAY_MAX_PARAMS). Every one
+ * read counts, repeated names too, and reading stops at the first beyond the bound with 413: what
+ * a request costs to read, log and forward grows with its parameters, and no method reads more
+ * than a few dozen.
+ */
+export class ParamBudget {
+  constructor(private left: number) {}
+
+  take(): void {
+    if (--this.left < 0) throw Errors.tooManyParams();
+  }
 }
 
 /** Adds one parameter unless the name is already there (the reference's `Query::arg` finds the first). */
@@ -68,11 +83,12 @@ function urldecode(bytes: Buffer): string {
   return out.subarray(0, n).toString("utf8");
 }
 
-/** `a=1&b=2` (a query string or a urlencoded body): never fails; a name without `=` has the value "". */
-export function readFormParams(params: RawParams, text: Buffer | string): void {
+/** `a=1&b=2` (a query string or a urlencoded body): fails only beyond `budget`; a name without `=` has the value "". */
+export function readFormParams(params: RawParams, text: Buffer | string, budget?: ParamBudget): void {
   const bytes = typeof text === "string" ? Buffer.from(text, "latin1") : text;
   let start = 0;
   while (start < bytes.length) {
+    budget?.take();
     let end = bytes.indexOf(0x26, start);
     if (end < 0) end = bytes.length;
     const pair = bytes.subarray(start, end);
@@ -90,7 +106,7 @@ export function readFormParams(params: RawParams, text: Buffer | string): void {
  * kept: `null`, an array, a number or broken JSON add nothing. Returns false when reading stopped
  * early, which the reference only logs.
  */
-export function readJsonParams(params: RawParams, text: string): boolean {
+export function readJsonParams(params: RawParams, text: string, budget?: ParamBudget): boolean {
   const p = new JsonCursor(text);
   try {
     p.ws();
@@ -98,6 +114,7 @@ export function readJsonParams(params: RawParams, text: string): boolean {
     if (p.peek() === '"') {
       const content = p.string();
       if (!p.done()) return false;
+      budget?.take();
       addParam(params, "content", content);
       return true;
     }
@@ -110,6 +127,7 @@ export function readJsonParams(params: RawParams, text: string): boolean {
         return p.done();
       }
       if (p.done()) return false;
+      budget?.take();
       const name = p.string();
       p.ws();
       p.expect(":");

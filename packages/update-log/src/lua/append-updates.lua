@@ -2,28 +2,40 @@
   Appends updates to a bot's log in one step: checks the bot exists, registers the chats and users
   met in the payloads, then for each update records a message in its chat's history when asked
   (whether or not the bot takes the update: the user did send it) and appends it (update-log.lua:
-  allowed_updates, the pending cap, the next update_id, the wake).
+  allowed_updates, the pending cap, the next update_id, the wake). With an idempotency key, a key
+  already used answers the first call's reply instead, changing nothing; a new one keeps this
+  call's reply under the key.
   KEYS[1..5] log: the log's keys (update-log.lua)   KEYS[6] bot: bot hash    KEYS[7] chats: chats hash
   KEYS[8] chatUsernames: chat usernames hash      KEYS[9] users: users hash
   KEYS[10] messageSeq: message_id counters hash
   KEYS[11] messages: messages hash (<chat>:<message id> -> Message JSON)
   KEYS[12] openQueries: the bot's open callback queries (zset: id -> expiry, Unix ms)
+  KEYS[13] idempotency: the idempotency key's hash (any key of the bot's slot when there is none)
+  KEYS[14] invoices: invoices hash (a message the history drops takes its invoice record along)
   ARGV[1..3] log: the log's arguments (pending cap, wake channel, bot id)
   ARGV[4] chats: C, number of chats       ARGV[5] users: U, number of users
-  ARGV[6..] records: C triples: chat id, lower-cased username ("" for none), Chat JSON,
+  ARGV[6] keyLifetime: how long the idempotency key is kept (ms), 0 without one
+  ARGV[7] fingerprint: the request's fingerprint (with a key)
+  ARGV[8..] records: C triples: chat id, lower-cased username ("" for none), Chat JSON,
   then U pairs: user id, User JSON,
   then per update 8 values: kind, "1" when opt-in, queue key, expiry (Unix ms), payload JSON,
   history chat id ("" for none), message id ("" to take the chat's next one), and the callback
   query id to open ("" for none): kept until the expiry, so answerCallbackQuery finds it
   Returns { -1 } when the bot does not exist; otherwise { webhook (0/1), r1, r2, ... } where each
   r is the update_id assigned, or the reason the update was dropped ("not_allowed", "too_many_pending"),
-  followed, for an update recorded in a history, by its message id.
+  followed, for an update recorded in a history, by its message id; or, for a key already used,
+  { -2, 1 when the fingerprint matches else 0, the first reply as JSON }.
 ]]
 --!include update-log.lua
 if redis.call("EXISTS", KEYS[6]) == 0 then return { -1 } end
+local keyed = ARGV[6] ~= "0"
+if keyed then
+  local first = redis.call("HMGET", KEYS[13], "fingerprint", "reply")
+  if first[1] then return { -2, first[1] == ARGV[7] and 1 or 0, first[2] } end
+end
 local chats = tonumber(ARGV[4])
 local users = tonumber(ARGV[5])
-local i = 6
+local i = 8
 for _ = 1, chats do
   -- Rewriting an unchanged chat would only grow the append-only file.
   if redis.call("HGET", KEYS[7], ARGV[i]) ~= ARGV[i + 2] then
@@ -42,7 +54,7 @@ local results = {}
 while i <= #ARGV do
   local payload = ARGV[i + 4]
   local message_id = nil
-  if ARGV[i + 5] ~= "" then payload, message_id = history_record(KEYS[10], KEYS[11], ARGV[i + 5], ARGV[i + 6], payload) end
+  if ARGV[i + 5] ~= "" then payload, message_id = history_record(KEYS[10], KEYS[11], ARGV[i + 5], ARGV[i + 6], payload, KEYS[14]) end
   local r = log_append(log, ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3], payload)
   results[#results + 1] = r
   if message_id then results[#results + 1] = tonumber(message_id) end
@@ -54,4 +66,9 @@ while i <= #ARGV do
 end
 local out = { log_close(log) }
 for _, r in ipairs(results) do out[#out + 1] = r end
+if keyed then
+  -- Stored after the step's first write: a call Redis refuses for memory keeps no key either.
+  redis.call("HSET", KEYS[13], "fingerprint", ARGV[7], "reply", cjson.encode(out))
+  redis.call("PEXPIRE", KEYS[13], ARGV[6])
+end
 return out

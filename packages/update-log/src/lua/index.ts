@@ -31,6 +31,13 @@ export const logSlots = {
   kind: () => run(3),
 };
 
+/** What append-updates.lua answers for a bot that exists. */
+export interface AppendReply {
+  webhook: boolean;
+  results: (number | string)[];
+  repeat?: { sameRequest: boolean };
+}
+
 /** The update log's own scripts, each declared once (KEYS and ARGV in its .lua header's order). */
 export const logScripts = {
   appendUpdates: script("append-updates.lua", {
@@ -43,10 +50,30 @@ export const logScripts = {
       messageSeq: one(),
       messages: one(),
       openQueries: one(),
+      idempotency: one(),
+      invoices: one(),
     },
-    args: { log: logSlots.args(), chats: one<number>(), users: one<number>(), records: rest<LuaValue>() },
-    /** undefined when the bot does not exist; `results` per appended update: its id or drop reason, then its message id when recorded. */
-    reply: (r: (number | string)[]) => (r[0] === -1 ? undefined : { webhook: r[0] === 1, results: r.slice(1) }),
+    args: {
+      log: logSlots.args(),
+      chats: one<number>(),
+      users: one<number>(),
+      keyLifetime: one<number>(),
+      fingerprint: one(),
+      records: rest<LuaValue>(),
+    },
+    /**
+     * undefined when the bot does not exist; `results` per appended update: its id or drop reason,
+     * then its message id when recorded; `repeat` for an idempotency key already used (the first
+     * call's results; `sameRequest` when its fingerprint matches).
+     */
+    reply: (r: (number | string)[]): AppendReply | undefined => {
+      if (r[0] === -1) return undefined;
+      if (r[0] === -2) {
+        const first = JSON.parse(r[2] as string) as (number | string)[];
+        return { webhook: false, results: first.slice(1), repeat: { sameRequest: r[1] === 1 } };
+      }
+      return { webhook: r[0] === 1, results: r.slice(1) };
+    },
   }),
   pollUpdates: script("poll-updates.lua", {
     keys: {

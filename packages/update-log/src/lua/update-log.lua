@@ -9,9 +9,10 @@
          filter, applied at creation as in the official server) or "too_many_pending" (the cap);
          an appended update is an "update" entry of the bot's activity log (activity.lua)
     log_activity(log, kind, data JSON): an entry of the bot's activity log (a payment, say)
-    history_record(message_id counters hash, messages hash, chat id, message id, payload JSON)
-      -> payload, message id: records a message in its chat's history; an empty message id takes
-         the chat's next one and puts it in front of the payload's keys
+    history_record(message_id counters hash, messages hash, chat id, message id, payload JSON,
+      invoices hash) -> payload, message id: records a message in its chat's history (history.lua
+         keeps its newest messages, and drops the invoice record of one it drops); an empty message id takes the chat's next one and puts it in front of
+         the payload's keys
     log_close(log) -> 1 when something was appended and the bot has a webhook (the pending signal:
       the caller's appendThenDeliver schedules the bot's drain job, and the workers' reconciler
       does if the caller dies first), else 0; when something was appended, publishes once on the
@@ -23,6 +24,7 @@
 --!include wake.lua
 --!include log-entry.lua
 --!include activity.lua
+--!include history.lua
 
 local WAKE_CARRY_BYTES = 65536
 
@@ -63,12 +65,13 @@ local function log_activity(log, kind, data)
   return activity_add(log.k[5], kind, data)
 end
 
-local function history_record(seq_key, messages_key, chat_id, message_id, payload)
+local function history_record(seq_key, messages_key, chat_id, message_id, payload, invoices_key)
   if message_id == "" then
     message_id = redis.call("HINCRBY", seq_key, chat_id, 1)
     payload = '{"message_id":' .. message_id .. ',' .. string.sub(payload, 2)
   end
   redis.call("HSET", messages_key, chat_id .. ":" .. message_id, payload)
+  history_trim(messages_key, chat_id, message_id, invoices_key)
   return payload, message_id
 end
 

@@ -1,7 +1,14 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { channels, ok, RawJson, type CarriedUpdates, type WakeMessage } from "@starpost/shared";
-import type { ChannelRouter, Listening, Logger, Registry } from "@starpost/runtime";
+import {
+  isStorageUnavailable,
+  reportStorageUnavailable,
+  type ChannelRouter,
+  type Listening,
+  type Logger,
+  type Registry,
+} from "@starpost/runtime";
 import { pollUpdates, releasePoll } from "@starpost/update-log";
 import type { Outcome } from "../outcomes.ts";
 import { spacedConflict, type Conflict } from "./conflicts.ts";
@@ -64,7 +71,7 @@ export interface StepLog {
 }
 
 /** What getUpdates answers: the updates (as their JSON), a 409, or a failed read. */
-export type PollAnswer = Outcome<RawJson, Conflict | { outcome: "poll_failed" }>;
+export type PollAnswer = Outcome<RawJson, Conflict | { outcome: "poll_failed" } | { outcome: "storage_unavailable" }>;
 
 export const updatesResult = (updates: string[]): PollAnswer => ok(new RawJson(`[${updates.join(",")}]`));
 
@@ -283,8 +290,11 @@ export class PollHub {
         if (r.outcome === "gone") return this.terminate(w, { outcome: "other_get_updates" });
       } while (w.dirty || w.expired);
     } catch (err) {
-      this.logger.error({ err: { message: (err as Error).message }, botId: w.botId }, "long poll read failed");
-      this.finish(w, { outcome: "poll_failed" }, "error");
+      // Redis not answering fails every held poll at once: one line names it, not one per poll.
+      const unavailable = isStorageUnavailable(err);
+      if (unavailable) reportStorageUnavailable(this.logger, err as Error);
+      else this.logger.error({ err: { message: (err as Error).message }, botId: w.botId }, "long poll read failed");
+      this.finish(w, { outcome: unavailable ? "storage_unavailable" : "poll_failed" }, "error");
     } finally {
       w.reading = false;
     }

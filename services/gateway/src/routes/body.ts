@@ -1,7 +1,8 @@
 import { unzipSync } from "node:zlib";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { emptyParams, Errors, readFormParams, readJsonParams, type RawParams } from "@starpost/shared";
+import { emptyParams, Errors, ParamBudget, readFormParams, readJsonParams, type RawParams } from "@starpost/shared";
 import { multipartBoundary, readMultipartParams } from "./multipart.ts";
+import { bodyStream } from "../client-limits.ts";
 
 /** Parameters total at most 1 MiB, as in the official server. */
 export const BODY_LIMIT = 1024 * 1024;
@@ -42,7 +43,7 @@ export async function readBody(req: FastifyRequest): Promise<Buffer> {
   if (length > BODY_LIMIT) throw Errors.tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req.raw) {
+  for await (const chunk of bodyStream(req)) {
     size += (chunk as Buffer).length;
     if (size > BODY_LIMIT) throw Errors.tooLarge();
     chunks.push(chunk as Buffer);
@@ -68,20 +69,22 @@ function decodeBody(body: Buffer, encoding: string | undefined): Buffer {
  * (multipart, urlencoded or JSON, told apart by a substring of the Content-Type like the
  * reference); the first occurrence of a name wins. A body that cannot be parsed adds nothing and
  * the method runs without it; only the framing of a multipart body, an unknown content coding and
- * a body too large are refused.
+ * a body too large are refused, and so are more than `maxParams` parameters (starpost's bound:
+ * see ParamBudget).
  */
-export async function readBotParams(req: FastifyRequest): Promise<RawParams> {
+export async function readBotParams(req: FastifyRequest, maxParams: number): Promise<RawParams> {
   const params = emptyParams();
+  const budget = new ParamBudget(maxParams);
   const q = req.url.indexOf("?");
-  if (q >= 0) readFormParams(params, req.url.slice(q + 1));
+  if (q >= 0) readFormParams(params, req.url.slice(q + 1), budget);
   const raw = await readBody(req);
   if (raw.length === 0) return params;
   const body = decodeBody(raw, req.headers["content-encoding"]);
   const contentType = contentTypeOf(req);
   const type = contentType.toLowerCase();
-  if (type.includes("multipart/form-data")) readMultipartParams(params, body, multipartBoundary(contentType));
-  else if (type.includes("application/x-www-form-urlencoded")) readFormParams(params, body);
-  else if (type.includes("application/json")) readJsonParams(params, body.toString("utf8"));
+  if (type.includes("multipart/form-data")) readMultipartParams(params, body, multipartBoundary(contentType), budget);
+  else if (type.includes("application/x-www-form-urlencoded")) readFormParams(params, body, budget);
+  else if (type.includes("application/json")) readJsonParams(params, body.toString("utf8"), budget);
   return params;
 }
 

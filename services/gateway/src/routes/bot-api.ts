@@ -1,11 +1,13 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
-import { Errors, findMethod, METHODS, parseWith } from "@starpost/shared";
+import { Errors, findMethod, METHODS, parseWith, type MethodSpec } from "@starpost/shared";
 import { checkToken } from "@starpost/runtime";
 import { abortOnClose, sendError, sendOutcome, type MethodRow, type ServiceClient } from "@starpost/http";
 import { GATEWAY_METHODS, type HeldCall } from "../methods.ts";
 import type { PollingDeps } from "../polling/handlers.ts";
 import { readBotParams } from "./body.ts";
+import { ActiveCalls, FLOOD_ANSWER_DELAY_MS, FLOOD_RETRY_AFTER_S } from "./active-calls.ts";
 import { applyFault, noteBotCall } from "./bot-calls.ts";
 import type { StepLog } from "../polling/poll-hub.ts";
 import type { BotCache } from "../bot-cache.ts";
@@ -18,12 +20,20 @@ export interface BotApiDeps {
   polling: PollingDeps;
   /** a call's request log entry for the step that answers it (registerRequestLog). */
   stepLog: (req: FastifyRequest) => StepLog | undefined;
+  /** GATEWAY_MAX_PARAMS: parameters one call may carry. */
+  maxParams: number;
+  /** GATEWAY_BOT_MAX_ACTIVE_REQUESTS: calls one bot may have in progress, long polls aside. */
+  botMaxActive: number;
 }
 
 const BOT_PATH = /^\/bot([^/]*)\/([^/]*)$/;
 
 /** `/bot<token>/<method>`: token check, method lookup, then the owning service answers. */
-export function registerBotApi(app: FastifyInstance, { redis, services, botCache, polling, stepLog }: BotApiDeps) {
+export function registerBotApi(app: FastifyInstance, deps: BotApiDeps) {
+  const { redis, services, botCache, polling, stepLog, maxParams } = deps;
+  const active = new ActiveCalls(deps.botMaxActive);
+  const check = (token: string) => (botCache ? botCache.check(redis, token) : checkToken(redis, token));
+
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     const path = req.url.split("?", 1)[0]!;
     const match = BOT_PATH.exec(path);
@@ -34,7 +44,7 @@ export function registerBotApi(app: FastifyInstance, { redis, services, botCache
     } catch {
       return sendError(reply, Errors.invalidToken());
     }
-    const auth = await (botCache ? botCache.check(redis, token) : checkToken(redis, token));
+    const auth = await check(token);
     if (auth.outcome === "malformed") return sendError(reply, Errors.invalidToken());
     if (auth.outcome === "unknown") return sendError(reply, Errors.unauthorized());
     const method = findMethod(match[2]!);
@@ -44,10 +54,16 @@ export function registerBotApi(app: FastifyInstance, { redis, services, botCache
       return sendError(reply, Errors.methodNotFound());
     }
 
-    const params = await readBotParams(req);
+    const spec: MethodSpec = METHODS[method];
+    if (!spec.longPoll && !active.enter(auth.bot.id, reply.raw)) {
+      noteBotCall(req, { botId: auth.bot.id, method, params: {} });
+      await sleep(FLOOD_ANSWER_DELAY_MS);
+      return sendError(reply, Errors.tooManyRequests(FLOOD_RETRY_AFTER_S));
+    }
+
+    const params = await readBotParams(req, maxParams);
     noteBotCall(req, { botId: auth.bot.id, method, params });
     if (auth.hasFaults && (await applyFault(redis, req, reply, abortOnClose(reply)))) return reply;
-    const spec = METHODS[method];
     if (spec.service === "gateway") {
       const row = GATEWAY_METHODS[method as keyof typeof GATEWAY_METHODS] as MethodRow<PollingDeps, unknown, HeldCall>;
       const parsed = parseWith(row.params, params);

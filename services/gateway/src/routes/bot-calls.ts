@@ -2,7 +2,17 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
 import { findMethod, type BotApiError } from "@starpost/shared";
-import { faultError, loggedParams, RequestLogWriter, takeFault, type Logger, type Registry } from "@starpost/runtime";
+import {
+  countIfRefused,
+  faultError,
+  isStorageUnavailable,
+  loggedParams,
+  reportStorageUnavailable,
+  RequestLogWriter,
+  takeFault,
+  type Logger,
+  type Registry,
+} from "@starpost/runtime";
 import { sendError } from "@starpost/http";
 import type { StepLog } from "../polling/poll-hub.ts";
 
@@ -77,9 +87,13 @@ export function registerRequestLog(
     'Bot API calls answered, by method (unknown names as "unknown") and HTTP status',
     ["method", "status"],
   );
-  const log = new RequestLogWriter(redis, (err) =>
-    logger.warn({ err: { message: err.message } }, "request log write failed"),
-  );
+  // The answer has gone out: a write Redis refuses for memory is counted, never turned into an error.
+  const log = new RequestLogWriter(redis, (err) => {
+    countIfRefused(registry, err, "best_effort");
+    // Redis not answering: the outage's one line, not a line per call.
+    if (isStorageUnavailable(err)) reportStorageUnavailable(logger, err);
+    else logger.warn({ err: { message: err.message } }, "request log write failed");
+  });
   // The entries of the last calls are written before the gateway lets go of Redis.
   app.addHook("onClose", () => log.drain());
   // A callback hook: an async one costs a promise and a microtask turn on every call.

@@ -1,4 +1,4 @@
-import { addFilePart, addParam, Errors, readFormParams, type RawParams } from "@starpost/shared";
+import { addFilePart, addParam, Errors, readFormParams, type ParamBudget, type RawParams } from "@starpost/shared";
 
 /** RFC 2046's limit, which the official server's reader also enforces. */
 const MAX_BOUNDARY_LENGTH = 70;
@@ -62,7 +62,7 @@ function readPartHeaders(block: string): PartHeaders {
  * parameter. Malformed part headers get the reference's 400s. A body that ends before its closing
  * boundary keeps the parts read so far (the reference would wait for the rest of it).
  */
-export function readMultipartParams(params: RawParams, body: Buffer, boundary: string): void {
+export function readMultipartParams(params: RawParams, body: Buffer, boundary: string, budget?: ParamBudget): void {
   const delimiter = Buffer.from(`\r\n--${boundary}`);
   // The first boundary may start the body, without the CRLF before it.
   let pos = body.indexOf(delimiter.subarray(2));
@@ -77,9 +77,13 @@ export function readMultipartParams(params: RawParams, body: Buffer, boundary: s
     const valueEnd = body.indexOf(delimiter, valueStart);
     if (valueEnd < 0) return;
     const value = body.subarray(valueStart, valueEnd);
-    if (part.isFile) addFilePart(params, part.name);
-    else if (part.type.startsWith("application/x-www-form-urlencoded")) readFormParams(params, value);
-    else addParam(params, part.name, value.toString("utf8"));
+    if (part.type.startsWith("application/x-www-form-urlencoded") && !part.isFile)
+      readFormParams(params, value, budget);
+    else {
+      budget?.take();
+      if (part.isFile) addFilePart(params, part.name);
+      else addParam(params, part.name, value.toString("utf8"));
+    }
     pos = valueEnd + delimiter.length;
     if (body.length - pos < 2 || (body[pos] === 0x2d && body[pos + 1] === 0x2d)) return;
   }

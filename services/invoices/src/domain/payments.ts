@@ -1,5 +1,14 @@
 import { randomBytes } from "node:crypto";
-import { channels, chatJson, keys, type LinkPaymentBody, type PaymentBody, ok, RawJson } from "@starpost/shared";
+import {
+  channels,
+  chatJson,
+  IDEMPOTENCY_LIFETIME_MS,
+  keys,
+  type LinkPaymentBody,
+  type PaymentBody,
+  ok,
+  RawJson,
+} from "@starpost/shared";
 import { findChat, saveChat, getBot } from "@starpost/runtime";
 import { appendThenDeliver, kindArgs, logArgs, logKeys, updateKind } from "@starpost/update-log";
 import { crashPoint } from "../crash-point.ts";
@@ -15,8 +24,6 @@ import type { AnswerPreCheckoutQueryParams } from "../params/invoices.ts";
 
 /** A pre-checkout query lives 150 s, like the update that carries it. */
 const QUERY_LIFETIME_MS = 150_000;
-/** A payment with an idempotency_key (and its query) is remembered this long for repeats. */
-export const IDEMPOTENCY_LIFETIME_MS = 86_400_000;
 
 /** Query ids look like Telegram's: a decimal 63-bit number. */
 const newQueryId = () => (randomBytes(8).readBigUInt64BE() >> 1n).toString();
@@ -318,6 +325,7 @@ export async function answerPreCheckoutQuery(
           subscribers: keys.subscribers(botId),
           due: keys.subscriptionsDue(botId),
           clock: keys.clockOffset(botId),
+          invoices: keys.invoices(botId),
         },
         {
           log: logArgs(botId),

@@ -29,7 +29,13 @@ export async function refundStarPayment(
     (redis) =>
       invoiceScripts.refundStarPayment(
         redis,
-        { log: logKeys(botId), users: keys.users(botId), ...moneyKeys(botId), clock: keys.clockOffset(botId) },
+        {
+          log: logKeys(botId),
+          users: keys.users(botId),
+          ...moneyKeys(botId),
+          clock: keys.clockOffset(botId),
+          invoices: keys.invoices(botId),
+        },
         {
           log: logArgs(botId),
           kind: kindArgs("message"),

@@ -62,6 +62,7 @@ export async function advanceClock(
             due: keys.subscriptionsDue(botId),
             clock: keys.clockOffset(botId),
             subscribers: keys.subscribers(botId),
+            invoices: keys.invoices(botId),
           },
           { log: logArgs(botId), kind: kindArgs("message"), chargeId: newChargeId(), ...paymentJson.renewed },
         );

@@ -14,7 +14,7 @@
     invoice message's `<chat>:<message id>:paid` count grows)
   KEYS[12] userStars: users' Stars hash    KEYS[13] subscriptions: subscriptions hash
   KEYS[14] subscribers: subscribers hash   KEYS[15] due: subscriptions due zset
-  KEYS[16] clock: the bot's clock offset (s)
+  KEYS[16] clock: the bot's clock offset (s)    KEYS[17] invoices: invoices hash (see history.lua)
   ARGV[1..3] log: the log's arguments      ARGV[4..6] kind: kind, opt-in, lifetime (ms) of message
   ARGV[7] ok: "1" ok, "0" refused          ARGV[8] errorMessage: error_message (when refused)
   ARGV[9] message: the successful_payment Message    ARGV[10] payment: successful_payment, one-time
@@ -101,7 +101,7 @@ redis.call("INCRBY", KEYS[9], q[3])
 if stars then redis.call("HINCRBY", KEYS[12], q[12], -amount) end
 values.message_id = redis.call("HINCRBY", KEYS[10], q[4], 1)
 local message_id, message = values.message_id, fill(ARGV[9], values)
-history_record(KEYS[10], KEYS[11], q[4], message_id, message)
+history_record(KEYS[10], KEYS[11], q[4], message_id, message, KEYS[17])
 local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5] }, ARGV[1], ARGV[2], ARGV[3])
 log_append(log, ARGV[4], ARGV[5], q[11], now + tonumber(ARGV[6]), message)
 local pending = log_close(log)

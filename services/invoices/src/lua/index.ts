@@ -92,6 +92,7 @@ export const invoiceScripts = {
       subscribers: one(),
       due: one(),
       clock: one(),
+      invoices: one(),
     },
     args: {
       log: logSlots.args(),
@@ -127,7 +128,7 @@ export const invoiceScripts = {
     reply: ([state, chargeId, errorMessage]: [string, string, string]) => ({ state, chargeId, errorMessage }),
   }),
   refundStarPayment: script("refund-star-payment.lua", {
-    keys: { log: logSlots.keys(), users: one(), ...moneySlots(), clock: one() },
+    keys: { log: logSlots.keys(), users: one(), ...moneySlots(), clock: one(), invoices: one() },
     args: {
       log: logSlots.args(),
       kind: logSlots.kind(),
@@ -149,6 +150,7 @@ export const invoiceScripts = {
       due: one(),
       clock: one(),
       subscribers: one(),
+      invoices: one(),
     },
     args: {
       log: logSlots.args(),

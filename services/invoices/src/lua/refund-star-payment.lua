@@ -7,6 +7,7 @@
   KEYS[8] ledger: ledger list        KEYS[9] balance: balance           KEYS[10] messageSeq: message_id counters hash
   KEYS[11] messages: messages hash (the chat's history gets the service message too)
   KEYS[12] userStars: users' Stars hash    KEYS[13] clock: the bot's clock offset (s)
+  KEYS[14] invoices: invoices hash (see history.lua)
   ARGV[1..3] log: the log's arguments      ARGV[4..6] kind: kind, opt-in, lifetime (ms) of message
   ARGV[7] chargeId: charge id              ARGV[8] userId: user id
   ARGV[9] message: the refunded_payment Message    ARGV[10] transaction: the StarTransaction
@@ -47,7 +48,7 @@ redis.call("DECRBY", KEYS[9], c.amount)
 if redis.call("HEXISTS", KEYS[12], ARGV[8]) == 1 then redis.call("HINCRBY", KEYS[12], ARGV[8], c.amount) end
 values.message_id = redis.call("HINCRBY", KEYS[10], c.chat_id, 1)
 local message_id, message = values.message_id, fill(ARGV[9], values)
-history_record(KEYS[10], KEYS[11], c.chat_id, message_id, message)
+history_record(KEYS[10], KEYS[11], c.chat_id, message_id, message, KEYS[14])
 local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5] }, ARGV[1], ARGV[2], ARGV[3])
 log_append(log, ARGV[4], ARGV[5], c.queue, now + tonumber(ARGV[6]), message)
 log_activity(log, "refund", activity_json({

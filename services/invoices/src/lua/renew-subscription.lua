@@ -12,6 +12,7 @@
   KEYS[10] messages: messages hash    KEYS[11] userStars: users' Stars hash
   KEYS[12] subscriptions: subscriptions hash    KEYS[13] due: subscriptions due zset
   KEYS[14] clock: the bot's clock offset (s)    KEYS[15] subscribers: subscribers hash
+  KEYS[16] invoices: invoices hash (see history.lua)
   ARGV[1..3] log: the log's arguments      ARGV[4..6] kind: kind, opt-in, lifetime (ms) of message
   ARGV[7] chargeId: the new charge's id
   ARGV[8] message: the successful_payment Message    ARGV[9] payment: successful_payment of a renewal
@@ -65,7 +66,7 @@ redis.call("ZADD", KEYS[13], expires, id)
 values.successful_payment = fill(ARGV[9], values)
 values.message_id = redis.call("HINCRBY", KEYS[9], s.chat_id, 1)
 local message_id, message = values.message_id, fill(ARGV[8], values)
-history_record(KEYS[9], KEYS[10], s.chat_id, message_id, message)
+history_record(KEYS[9], KEYS[10], s.chat_id, message_id, message, KEYS[16])
 local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5] }, ARGV[1], ARGV[2], ARGV[3])
 log_append(log, ARGV[4], ARGV[5], s.queue, now + tonumber(ARGV[6]), message)
 log_activity(log, "renewal", activity_json({

@@ -1,8 +1,8 @@
 --[[
   Sends an invoice message (or, with no invoice record, a text message): resolves the target chat, checks the replied message, assigns the
   chat's next message_id and stores the message and its invoice, all in one step so message ids
-  stay gapless and unique under concurrent sends. The Message is built in TypeScript (bot-message.ts);
-  this step fills in its marks (fill.lua): message_id, chat (the stored Chat), sender (the `from`
+  stay gapless and unique under concurrent sends; the chat keeps its newest messages (history.lua).
+  The Message is built in TypeScript (bot-message.ts); this step fills in its marks (fill.lua): message_id, chat (the stored Chat), sender (the `from`
   or `sender_chat` member, by chat type) and reply (the `reply_to_message` member, answer only).
   KEYS[1] chats: chats hash (id -> Chat JSON)      KEYS[2] chatUsernames: chat usernames hash (lower name -> id)
   KEYS[3] messageSeq: message_id counters hash     KEYS[4] messages: messages hash (<chat>:<msg> -> Message JSON,
@@ -18,6 +18,7 @@
   Returns { "ok", chat id, Message JSON } or { "chat_not_found" | "chat_type" | "reply_not_found" }.
 ]]
 --!include fill.lua
+--!include history.lua
 local function resolve(given)
   local id = given
   if string.sub(given, 1, 1) == "@" then
@@ -53,6 +54,7 @@ local message = fill(ARGV[2], values)
 redis.call("HSET", KEYS[4], field, message)
 if replied then redis.call("HSET", KEYS[4], field .. ":reply", ARGV[7]) end
 if ARGV[6] ~= "" then redis.call("HSET", KEYS[5], field, ARGV[6]) end
+history_trim(KEYS[4], chat_id, message_id, KEYS[5])
 redis.call("SPUBLISH", ARGV[10], ARGV[11] .. ":" .. chat_id)
 if replied then
   values.reply = fill(ARGV[5], { replied = replied })

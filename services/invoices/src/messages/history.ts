@@ -1,4 +1,4 @@
-import { keys, RawJson, type HistoryQuery, ok } from "@starpost/shared";
+import { CHAT_HISTORY_SIZE, keys, RawJson, type HistoryQuery, ok } from "@starpost/shared";
 import type { Outcome } from "../outcomes.ts";
 import type { InvoiceDomain } from "../domain/deps.ts";
 import { isBotMessage } from "./edit-message.ts";
@@ -7,12 +7,14 @@ const DEFAULT_LIMIT = 100;
 
 /**
  * A chat's history after `after`: message ids are gap-free per chat, so the history is the
- * stored messages `after+1 .. last` (deleted ones are holes), read in windows.
+ * stored messages `after+1 .. last` (deleted ones are holes; ids more than CHAT_HISTORY_SIZE below
+ * `last` were trimmed), read in windows.
  */
 async function read(d: InvoiceDomain, botId: string, chatId: string, after: number, limit: number): Promise<string[]> {
   const last = Number((await d.redis.hget(keys.messageSeq(botId), chatId)) ?? 0);
   const out: string[] = [];
-  for (let next = after + 1; out.length < limit && next <= last;) {
+  // Only the newest CHAT_HISTORY_SIZE can be there: the walk skips the trimmed ids.
+  for (let next = Math.max(after, last - CHAT_HISTORY_SIZE) + 1; out.length < limit && next <= last;) {
     const end = Math.min(last, next + limit - out.length + 31);
     const fields = [];
     for (let id = next; id <= end; id++) fields.push(`${chatId}:${id}`);

@@ -1,5 +1,6 @@
-import { ok, type Chat } from "@starpost/shared";
-import { appendUpdates, updateKind, type UpdateSink } from "@starpost/update-log";
+import { createHash } from "node:crypto";
+import { IDEMPOTENCY_LIFETIME_MS, ok, type Chat } from "@starpost/shared";
+import { appendUpdatesOnce, updateKind, type UpdateSink } from "@starpost/update-log";
 import type { Outcome } from "../outcomes.ts";
 
 export const MAX_UPDATES_PER_CALL = 1000;
@@ -50,13 +51,18 @@ function collectParties(value: unknown, chats: Map<number, Chat>, users: Map<num
 /**
  * `POST /platform/v1/bots/:botId/updates`: one Update or an array of up to 1000. Everything is
  * checked before anything is written, then registration and the appends are one Lua call, so a
- * bad update in a batch changes nothing and a good batch costs one round trip.
+ * bad update in a batch changes nothing and a good batch costs one round trip. With an
+ * `idempotencyKey` a repeat (a platform retrying after a lost answer) answers the first call's
+ * result and appends nothing; the key with other updates is refused.
  */
 export async function ingestUpdates(
   deps: IngestDeps,
   botId: string,
   body: unknown,
-): Promise<Outcome<unknown, UpdateRefusal | { outcome: "too_many_updates" | "bot_not_found" }>> {
+  idempotencyKey?: string,
+): Promise<
+  Outcome<unknown, UpdateRefusal | { outcome: "too_many_updates" | "bot_not_found" | "idempotency_key_reused" }>
+> {
   const batch = Array.isArray(body);
   const updates = batch ? (body as unknown[]) : [body];
   if (updates.length > MAX_UPDATES_PER_CALL) return { outcome: "too_many_updates" };
@@ -70,14 +76,24 @@ export async function ingestUpdates(
   const chats = new Map<number, Chat>();
   const users = new Map<number, { id: number }>();
   for (const c of checked) collectParties(c, chats, users);
-  const results = await appendUpdates(deps, botId, checked, {
-    chats: [...chats.values()],
-    users: [...users.values()],
-  });
-  if (!results) return { outcome: "bot_not_found" };
-  const answers = results.map((r) => {
+  const appended = await appendUpdatesOnce(
+    deps,
+    botId,
+    checked,
+    { chats: [...chats.values()], users: [...users.values()] },
+    idempotencyKey === undefined
+      ? undefined
+      : {
+          key: idempotencyKey,
+          fingerprint: createHash("sha256").update(JSON.stringify(body)).digest("base64url"),
+          lifetimeMs: IDEMPOTENCY_LIFETIME_MS,
+        },
+  );
+  if (appended.outcome !== "appended") return appended;
+  const answers = appended.results.map((r) => {
     if (r.outcome === "appended") return { update_id: r.update_id };
-    deps.onDropped(r.reason);
+    // A repeat's drops were counted by the first call.
+    if (!appended.repeat) deps.onDropped(r.reason);
     return { update_id: null, dropped: r.reason };
   });
   return ok(batch ? answers : answers[0]);

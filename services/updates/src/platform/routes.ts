@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
-import { Errors, isChatId, ok, type ChatBody, type CreateBotBody } from "@starpost/shared";
+import { Errors, isChatId, ok, type ChatBody, type CreateBotBody, type PushQuery } from "@starpost/shared";
 import { saveChat, type ActivityWaits } from "@starpost/runtime";
 import { registerPlatformRows, type PlatformTable } from "@starpost/http";
 import { ACTIVITY_ROWS } from "./activity.ts";
@@ -32,7 +32,8 @@ const BOT_ROWS: PlatformTable<PlatformDeps> = {
   "POST /bots/:botId/updates": {
     bot: "step",
     rawBody: true,
-    handler: async (deps, { botId, body }) => ingestUpdates(deps, botId, body),
+    handler: async (deps, { botId, body, query }) =>
+      ingestUpdates(deps, botId, body, (query as PushQuery).idempotency_key),
   },
 };
 

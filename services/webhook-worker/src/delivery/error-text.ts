@@ -6,6 +6,22 @@ export function wrongResponseText(status: number): string {
   return `Wrong response from the webhook: ${status} ${STATUS_CODES[status] ?? "Unknown"}`;
 }
 
+/** `last_error_message` for an answer that took longer than the whole-attempt deadline (the reference's read timeout). */
+export const READ_TIMEOUT_TEXT = "Read timeout expired";
+
+/** Why a 2xx answer's body was not read to its end (its `method`, if any, is not run). */
+export type ReplyIgnored = "too_long" | "memory";
+
+/**
+ * `last_error_message` for a delivered update whose 2xx answer was ignored: longer than the
+ * per-answer cap, or arriving while the process's answer budget was spent by other answers.
+ */
+export function replyIgnoredText(why: ReplyIgnored, maxBytes: number): string {
+  return why === "too_long"
+    ? `Webhook answer ignored: longer than ${maxBytes} bytes`
+    : "Webhook answer ignored: too many long answers at once";
+}
+
 const TLS_CODE = /CERT|ERR_TLS|ERR_SSL|SELF_SIGNED|UNABLE_TO_/;
 
 /**
@@ -28,7 +44,7 @@ export function failureText(err: unknown): {
     if (code === "ETIMEDOUT" || code === "UND_ERR_CONNECT_TIMEOUT")
       return { text: "Connection timed out", kind: "timeout" };
     if (code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT")
-      return { text: "Read timeout expired", kind: "timeout" };
+      return { text: READ_TIMEOUT_TEXT, kind: "timeout" };
     if (code === "ENOTFOUND" || code === "EAI_AGAIN")
       return { text: "Failed to resolve host: Name or service not known", kind: "connect" };
     if (code === "EHOSTUNREACH") return { text: "No route to host", kind: "connect" };

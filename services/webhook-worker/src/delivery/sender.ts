@@ -10,8 +10,16 @@ import {
   type RawParams,
 } from "@starpost/shared";
 import { Agent, Pool } from "@starpost/http";
+import type { Dispatcher } from "undici";
 import { parseRetryAfter } from "./backoff.ts";
-import { failureText, wrongResponseText } from "./error-text.ts";
+import {
+  failureText,
+  READ_TIMEOUT_TEXT,
+  replyIgnoredText,
+  wrongResponseText,
+  type ReplyIgnored,
+} from "./error-text.ts";
+import { ReplyBudget } from "./reply-budget.ts";
 import { WebhookTargetError, type TargetGuard } from "./target-guard.ts";
 
 export interface SenderOptions {
@@ -21,7 +29,12 @@ export interface SenderOptions {
   telegramHeaderAlias: boolean;
   /** PEM bundle https targets are verified against; undefined: Node's bundled roots. */
   ca?: string;
+  /** the whole attempt's deadline: connect, headers and the whole body (the reference's read timeout). */
   timeoutMs: number;
+  /** a 2xx answer longer than this is ignored, however it is framed (reading stops there). */
+  replyMaxBytes: number;
+  /** bytes of 2xx answers the process holds at once (see ReplyBudget). */
+  replyBudgetBytes: number;
 }
 
 export interface Target {
@@ -29,14 +42,14 @@ export interface Target {
   secretToken: string;
 }
 
-/** A delivery's result: the 2xx status and the reply's parameters, or why it failed. */
+/**
+ * A delivery's result: the 2xx status and the reply's parameters (or why its body was ignored:
+ * the update is delivered all the same), or why it failed.
+ */
 export type DeliveryResult = Outcome<
-  { status: number; reply?: RawParams },
+  { status: number; reply?: RawParams; ignored?: { why: ReplyIgnored; error: string } },
   { outcome: "failed"; error: string; kind: string; retryAfter: number; status?: number; aborted?: boolean }
 >;
-
-/** Bodies of 2xx answers are read (for a `method` to run) up to this size. */
-const MAX_REPLY_BYTES = 1024 * 1024;
 
 /**
  * A 2xx answer's body as parameters, read like a Bot API request body (shared raw readers: JSON
@@ -58,6 +71,7 @@ function parseReply(type: string | undefined, text: string): RawParams | undefin
  */
 export class WebhookSender {
   private readonly agent: Agent;
+  private readonly budget: ReplyBudget;
   private readonly targets = new Map<
     string,
     { origin: string; path: string; auth?: string; host: string; port: number }
@@ -67,6 +81,7 @@ export class WebhookSender {
     private readonly opts: SenderOptions,
     private readonly guard: TargetGuard,
   ) {
+    this.budget = new ReplyBudget(opts.replyBudgetBytes);
     const connect = { ca: opts.ca, timeout: Math.min(opts.timeoutMs, 10_000) };
     this.agent = new Agent({
       // One pool per origin, whose connections resolve their host through the guard with the
@@ -100,7 +115,23 @@ export class WebhookSender {
     return t;
   }
 
+  /**
+   * One attempt, bounded as a whole by `timeoutMs` (undici's own timeouts restart with every
+   * chunk, so a receiver trickling its body would hold the attempt for ever) and by `signal`
+   * (the drain's: a webhook change or a shutdown).
+   */
   async deliver(target: Target, body: string, signal?: AbortSignal): Promise<DeliveryResult> {
+    // One controller of our own rather than AbortSignal.any: Node 20's any() keeps every signal
+    // it combined alive as long as its sources live.
+    const attempt = new AbortController();
+    let expired = false;
+    const deadline = setTimeout(() => {
+      expired = true;
+      attempt.abort();
+    }, this.opts.timeoutMs);
+    const onAbort = () => attempt.abort();
+    if (signal?.aborted) attempt.abort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
     try {
       const t = this.target(target.url);
       // A literal address is dialled without a lookup, so the guard checks it here.
@@ -111,18 +142,17 @@ export class WebhookSender {
         if (this.opts.telegramHeaderAlias) headers["x-telegram-bot-api-secret-token"] = target.secretToken;
       }
       if (t.auth) headers.authorization = t.auth;
-      const res = await this.agent.request({ origin: t.origin, path: t.path, method: "POST", headers, body, signal });
-      if (res.statusCode >= 200 && res.statusCode <= 299) {
-        const length = Number(res.headers["content-length"] ?? 0);
-        if (length > MAX_REPLY_BYTES) {
-          await res.body.dump();
-          return ok({ status: res.statusCode });
-        }
-        const text = await res.body.text();
-        const type = res.headers["content-type"];
-        return ok({ status: res.statusCode, reply: parseReply(Array.isArray(type) ? type[0] : type, text) });
-      }
-      await res.body.dump();
+      const res = await this.agent.request({
+        origin: t.origin,
+        path: t.path,
+        method: "POST",
+        headers,
+        body,
+        signal: attempt.signal,
+      });
+      if (res.statusCode >= 200 && res.statusCode <= 299) return ok(await this.readReply(res));
+      // At most undici's dump limit (128 KiB) is read, and nothing is kept; a trickle ends at the deadline.
+      await res.body.dump().catch(() => undefined);
       return {
         outcome: "failed",
         error: wrongResponseText(res.statusCode),
@@ -133,8 +163,42 @@ export class WebhookSender {
     } catch (err) {
       if (signal?.aborted)
         return { outcome: "failed", error: "Request aborted", kind: "aborted", retryAfter: 0, aborted: true };
+      if (expired) return { outcome: "failed", error: READ_TIMEOUT_TEXT, kind: "timeout", retryAfter: 0 };
       const { text, kind } = failureText(err);
       return { outcome: "failed", error: text, kind, retryAfter: 0 };
+    } finally {
+      clearTimeout(deadline);
+      signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * A 2xx answer's body, read chunk by chunk up to `replyMaxBytes` and within the process's
+   * budget, however it is framed (Content-Length, chunked, or until the connection closes).
+   * Past either, reading stops and the body (so its connection) is destroyed.
+   */
+  private async readReply(res: Dispatcher.ResponseData) {
+    const status = res.statusCode;
+    const max = this.opts.replyMaxBytes;
+    const ignore = (why: ReplyIgnored) => {
+      res.body.destroy();
+      return { status, ignored: { why, error: replyIgnoredText(why, max) } };
+    };
+    if (Number(res.headers["content-length"] ?? 0) > max) return ignore("too_long");
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        if (size + chunk.length > max) return ignore("too_long");
+        if (!this.budget.take(chunk.length)) return ignore("memory");
+        size += chunk.length;
+        chunks.push(chunk);
+      }
+      const type = res.headers["content-type"];
+      const text = Buffer.concat(chunks, size).toString("utf8");
+      return { status, reply: parseReply(Array.isArray(type) ? type[0] : type, text) };
+    } finally {
+      this.budget.give(size);
     }
   }
 

@@ -4,8 +4,8 @@ import { loadWebhook, webhookFromHash, type Logger, type WebhookConfig } from "@
 import { confirmUpdates, decodeEntry, fieldsOf, readEntries, type LogEntry } from "@starpost/update-log";
 import { FRESH, nextRetry, type RetryState } from "../delivery/backoff.ts";
 import type { DeliveryResult, Target } from "../delivery/sender.ts";
-import type { WorkerMetrics } from "../metrics.ts";
-import { recordFailure, recordSuccess, statusFromHash } from "./status.ts";
+import { failureLabels, type WorkerMetrics } from "../metrics.ts";
+import { recordFailure, recordReplyIgnored, recordSuccess, statusFromHash } from "./status.ts";
 import { workerScripts } from "../lua/index.ts";
 import type { WebhookChanges } from "./webhook-changes.ts";
 
@@ -26,15 +26,22 @@ export interface DrainDeps {
   crowded(): boolean;
   /** the safety re-read of the webhook and the log while a drain runs, in case a message was lost (ms). */
   recheckMs: number;
+  /**
+   * Called every `slowMs` while an attempt of this drain is in flight longer than that (the
+   * drain's webhook generation): true when the drain was handed to the retry timer's slots, and
+   * nothing more is asked. Absent for the timer's own runs.
+   */
+  slow?: { ms: number; onSlow(generation: string): boolean };
 }
 
 /**
  * Why a drain ended. "backoff": it waits for a retry due at `retryAt` (its webhook's
  * `generation`); "held": a drain job found the bot held by the retry timer (`held`, its
- * `retry_at`); "stale": a retry run found the timer no longer holds the bot.
+ * `retry_at`); "stale": a retry run found the timer no longer holds the bot; "handed": (a job's
+ * only) its drain was slow on a crowded shard and runs on in the retry timer's slots.
  */
 export type DrainOutcome =
-  | { reason: "empty" | "stopped" | "no_webhook" | "changed" | "stale" }
+  | { reason: "empty" | "stopped" | "no_webhook" | "changed" | "stale" | "handed" }
   | { reason: "backoff"; retryAt: number; generation: string }
   | { reason: "held"; held: string };
 
@@ -75,6 +82,8 @@ export class BotDrain {
   /** the last read filled its batch: more is there to read. */
   private more = false;
   private failure: unknown;
+  /** handed to the retry timer's slots (`slow.onSlow`): nothing more to ask. */
+  private handed = false;
 
   constructor(
     private readonly deps: DrainDeps,
@@ -204,11 +213,24 @@ export class BotDrain {
       this.inflight.set(key, controller);
       const started = performance.now();
       const target = { url: this.config.url, secretToken: this.config.secretToken };
+      const slow = this.watchSlow();
       const done = this.deps
         .deliver(target, entry.json, controller.signal)
+        .finally(() => clearInterval(slow))
         .then((result) => this.onResult(entry, result, performance.now() - started));
       this.settle(key, entry, done);
     }
+  }
+
+  /** Asks `onSlow` every `slow.ms` while an attempt is in flight, until the drain is handed over. */
+  private watchSlow(): NodeJS.Timeout | undefined {
+    const slow = this.deps.slow;
+    if (!slow || this.handed) return undefined;
+    const generation = this.config.generation;
+    const t = setInterval(() => {
+      if (this.handed || (this.handed = slow.onSlow(generation))) clearInterval(t);
+    }, slow.ms);
+    return t;
   }
 
   /** Runs `work` for the queue's head; the queue is busy until it ends, then moves on. */
@@ -250,9 +272,19 @@ export class BotDrain {
     const seconds = ms / 1000;
     const durationMs = Math.round(ms);
     if (result.outcome === "ok") {
-      const { reply, status } = result.result;
-      const attempt = { update_ids: [entry.update_id], status, duration_ms: durationMs };
+      const { reply, status, ignored } = result.result;
+      const attempt = {
+        update_ids: [entry.update_id],
+        status,
+        ...(ignored ? { error: ignored.error } : {}),
+        duration_ms: durationMs,
+      };
       await confirmUpdates(redis, this.botId, [entry.update_id], { attempt });
+      // Delivered all the same; getWebhookInfo says why a method it may have carried did not run.
+      if (ignored) {
+        await recordReplyIgnored(redis, this.botId, this.config.generation, ignored.error, Date.now());
+        metrics.replies.inc({ result: ignored.why === "too_long" ? "too_long" : "no_memory" });
+      }
       const hadRetry = this.retries.delete(entry.update_id);
       const firstOk = !this.okSeen;
       this.okSeen = true;
@@ -263,8 +295,8 @@ export class BotDrain {
       return "done";
     }
     if (result.aborted) return "keep";
-    metrics.deliveries.inc({ result: "error" });
-    metrics.failures.inc({ kind: result.kind, error: result.error.slice(0, 100) });
+    metrics.deliveries.inc({ result: result.kind });
+    metrics.failures.inc(failureLabels(result.kind, result.error));
     this.okSeen = false;
     const now = Date.now();
     const prev = this.retries.get(entry.update_id) ?? FRESH;

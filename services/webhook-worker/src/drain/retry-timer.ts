@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Redis } from "ioredis";
 import { keys } from "@starpost/shared";
 import type { Logger } from "@starpost/runtime";
@@ -12,6 +13,12 @@ import type { DrainOutcome } from "./bot-drain.ts";
  * what is due (claim-retries.lua rescores each claimed bot to when the claim lapses) and runs
  * those drains itself, outside BullMQ. A failing bot thus costs Redis its attempts
  * only: no job moved to delayed and back, no blocked BullMQ worker woken per retry.
+ *
+ * A drain job whose attempt is slow while its queue shard is crowded hands its drain, still
+ * running, to the timer (handOver): the bot is marked `retry_at=run` and claimed as a claimed
+ * retry is, and the drain runs on here, its end treated as a run's end. Such drains are counted in
+ * the timer's slots even past them (they run already); the timer then claims no retry until it is
+ * back under. Stalling and failing bots thus share the timer's slots, never the BullMQ ones.
  *
  * While the timer holds a bot, drain jobs leave it alone (open-drain.lua), so one drain runs per
  * bot as before. A run that ends with the log drained, or the webhook changed, lets the bot go
@@ -52,8 +59,12 @@ export class RetryTimer {
   /** the last look left due bots unclaimed (no slot was free): the end of a run looks again. */
   private starved = false;
   private readonly stop = new AbortController();
+  /** hand-overs under way (their Redis writes). */
+  private readonly handing = new Set<Promise<boolean>>();
 
-  constructor(private readonly deps: RetryTimerDeps) {}
+  constructor(private readonly deps: RetryTimerDeps) {
+    setMaxListeners(0, this.stop.signal); // one listener per run, on purpose
+  }
 
   start(): void {
     this.sweep = setInterval(() => void this.look(), LOOK_MS);
@@ -64,6 +75,8 @@ export class RetryTimer {
     this.stop.abort();
     clearInterval(this.sweep);
     for (const t of this.timers) clearTimeout(t);
+    // A hand-over under way when the stop came adds its run once its writes are done.
+    await Promise.allSettled([...this.handing]);
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
@@ -77,6 +90,29 @@ export class RetryTimer {
     await redis.zadd(this.key, retryAt, botId);
     this.lookAt(retryAt);
     return true;
+  }
+
+  /**
+   * A drain job's drain, still running, moves to the timer's slots (see above). False when the
+   * webhook it sends to is gone or replaced: the drain stays the job's and ends by itself.
+   */
+  handOver(botId: string, generation: string, drain: Promise<DrainOutcome>): Promise<boolean> {
+    // A run of the bot here still ending (it let the bot go, the job started meanwhile): the job keeps it.
+    if (this.running.has(botId) || this.stop.signal.aborted) return Promise.resolve(false);
+    const handing = (async () => {
+      const { redis } = this.deps;
+      if (!(await workerScripts.parkDrain(redis, statusKeys(botId), { generation, retryAt: "run" }))) return false;
+      const claimed = Date.now() + this.deps.claimMs;
+      // A worker that dies now leaves `run` in the status with no entry: a drain job then finds the
+      // bot held and puts its entry back (adopt), as for a park.
+      await redis.zadd(this.key, claimed, botId);
+      this.begin(botId, claimed, () => drain);
+      return true;
+    })();
+    this.handing.add(handing);
+    const done = () => void this.handing.delete(handing);
+    handing.then(done, done);
+    return handing;
   }
 
   /**
@@ -125,7 +161,7 @@ export class RetryTimer {
         { retries: this.key },
         { now, claimed, max: Math.max(0, this.deps.slots - this.running.size) },
       );
-      for (const botId of bots) this.begin(botId, claimed);
+      for (const botId of bots) this.begin(botId, claimed, () => this.deps.run(botId, this.stop.signal));
       // Due ones beyond the free slots are claimed when a run ends.
       this.starved = head !== undefined && head <= now;
     } catch (err) {
@@ -143,7 +179,7 @@ export class RetryTimer {
     }
   }
 
-  private begin(botId: string, claimed: number): void {
+  private begin(botId: string, claimed: number, drain: () => Promise<DrainOutcome>): void {
     const running = this.running.get(botId);
     if (running) {
       // Claimed again while its run ends (its claim lapsed): the run's end drops the new claim.
@@ -159,8 +195,7 @@ export class RetryTimer {
         () => undefined, // a lapsed claim is taken by another worker: at least once, as any drain
       );
     }, this.deps.claimMs / 3);
-    run.done = this.deps
-      .run(botId, this.stop.signal)
+    run.done = drain()
       .then(async (outcome) => {
         // No renewal may land after the run's end has parked or dropped the bot.
         clearInterval(renew);

@@ -64,6 +64,30 @@ export async function recordFailure(redis: Redis, botId: string, f: Failure): Pr
   );
 }
 
+/**
+ * A delivered update whose answer was ignored (see record-reply-ignored.lua): the last error says
+ * why, as after a failure, and stays until setWebhook or deleteWebhook like any last error.
+ */
+export async function recordReplyIgnored(
+  redis: Redis,
+  botId: string,
+  generation: string,
+  message: string,
+  now: number,
+): Promise<void> {
+  await workerScripts.recordReplyIgnored(
+    redis,
+    { webhook: keys.webhook(botId), status: keys.webhookStatus(botId) },
+    {
+      generation,
+      dateField: STATUS.lastErrorDate,
+      date: Math.floor(now / 1000),
+      messageField: STATUS.lastErrorMessage,
+      message,
+    },
+  );
+}
+
 /** A success after failures: more connections may be used again; the update's retry state goes. */
 export async function recordSuccess(redis: Redis, botId: string, updateId: number | undefined, firstOk: boolean) {
   const key = keys.webhookStatus(botId);

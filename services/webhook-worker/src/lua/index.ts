@@ -23,7 +23,7 @@ export const workerScripts = {
   }),
   parkDrain: script("park-drain.lua", {
     keys: { webhook: one(), status: one() },
-    args: { generation: one(), retryAt: one<number>() },
+    args: { generation: one(), retryAt: one<number | "run">() },
     /** false when the webhook changed meanwhile. */
     reply: done,
   }),
@@ -41,6 +41,12 @@ export const workerScripts = {
   dropRetry: script("drop-retry.lua", {
     keys: { retries: one() },
     args: { botId: one(), claimed: one<number>() },
+    reply: done,
+  }),
+  recordReplyIgnored: script("record-reply-ignored.lua", {
+    keys: { webhook: one(), status: one() },
+    args: { generation: one(), dateField: one(), date: one<number>(), messageField: one(), message: one() },
+    /** false when the webhook changed meanwhile. */
     reply: done,
   }),
   recordWebhookFailure: script("record-webhook-failure.lua", {
