@@ -32,6 +32,7 @@ const BENCHES = [
   "token-timing",
   "slow-clients",
   "redis-timing",
+  "bad-start",
 ];
 /**
  * A bench that hangs must not hold the whole run: BENCH_TIMEOUT seconds each (default 300; at

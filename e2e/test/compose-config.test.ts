@@ -27,6 +27,21 @@ describe("docker-compose.yml", () => {
       expect(service.bundle).toBe(`dist/${service.name}.mjs`);
       expect(service.entry).toBe(`services/${service.name}/src/main.ts`);
     });
+
+    it(`passes ${service.name} every variable it reads, an unset one meaning its default`, () => {
+      const schema = ALL_CONFIG_SCHEMAS[service.name as keyof typeof ALL_CONFIG_SCHEMAS];
+      // INTERNAL_SOCKET_DIR: containers share no folder; npm start gives it to every process.
+      const notPassed = ["INTERNAL_SOCKET_DIR"];
+      const missing = Object.keys(schema.shape).filter((k) => !(k in service.environment) && !notPassed.includes(k));
+      expect(missing, "add `VAR: ${VAR:-}` to docker-compose.yml").toEqual([]);
+      // `${VAR:-}` unset gives the service an empty value: the same as not set at all.
+      const parsed = parseConfig(schema, service.environment) as Record<string, unknown>;
+      for (const [k, v] of Object.entries(service.environment)) {
+        if (v !== "") continue;
+        const field = (schema.shape as Record<string, { safeParse(v: unknown): { data?: unknown } }>)[k]!;
+        expect(parsed[k], k).toEqual(field.safeParse(undefined).data);
+      }
+    });
   }
 
   it("runs Redis with the append-only file fsynced on every write unless REDIS_APPENDFSYNC says otherwise", () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -22,10 +22,26 @@ import {
  */
 const dir = mkdtempSync(join(tmpdir(), "starpost-ctrl-c-"));
 let start: ChildProcess | undefined;
+/** the starter's output lines. */
+const out: string[] = [];
 afterAll(async () => {
-  if (start) await stopProcess(start, "SIGKILL");
+  // After a failure: the starter stops its stack in order; whatever it left (its processes run in
+  // process groups of their own, so they outlive a killed starter) is killed by the pids it named.
+  if (start) await stopProcess(start, "SIGTERM", 30_000);
+  const running = out.find((l) => l.startsWith("starpost is running")) ?? "";
+  for (const [, pid] of running.matchAll(/ pid (\d+)/g)) {
+    try {
+      // Only a process of this stack, not one given a freed pid since: the services have the data
+      // dir in their environment, redis-server works in it (it rewrites its arguments and environment).
+      const own =
+        readlinkSync(`/proc/${pid}/cwd`).startsWith(dir) || readFileSync(`/proc/${pid}/environ`, "utf8").includes(dir);
+      if (own) process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
   rmSync(dir, { recursive: true, force: true });
-});
+}, 60_000);
 
 it("a Ctrl-C logs nothing at error level, and every service shuts down by itself", async () => {
   const port = await freePort();
@@ -38,7 +54,6 @@ it("a Ctrl-C logs nothing at error level, and every service shuts down by itself
       detached: true,
     }),
   );
-  const out: string[] = [];
   for (const s of [start.stdout!, start.stderr!]) createInterface({ input: s }).on("line", (l) => out.push(l));
   await eventually(
     () => out.some((l) => l.startsWith("starpost is running")),

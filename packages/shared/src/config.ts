@@ -157,16 +157,29 @@ export const WorkerConfig = z.object({
 });
 export type WorkerConfig = z.infer<typeof WorkerConfig>;
 
-/** Where a service's Redis connections go, from its config (see createRedis). */
-export function redisTarget(config: {
-  REDIS_URL: string;
-  REDIS_CLUSTER_NODES?: { host: string; port: number }[] | undefined;
-  REDIS_COMMAND_TIMEOUT_MS?: number;
-}) {
+/**
+ * Where a service's Redis connections go, from its config (see createRedis). `sendsWait`: the
+ * connection registerReplicaWait sends WAIT on; with REDIS_WAIT_REPLICAS > 0 its command timeout
+ * is REDIS_WAIT_TIMEOUT_MS + REDIS_COMMAND_TIMEOUT_MS, so a WAIT gets its whole wait and then the
+ * usual time to answer rather than being cut at REDIS_COMMAND_TIMEOUT_MS.
+ */
+export function redisTarget(
+  config: {
+    REDIS_URL: string;
+    REDIS_CLUSTER_NODES?: { host: string; port: number }[] | undefined;
+    REDIS_COMMAND_TIMEOUT_MS?: number;
+    REDIS_WAIT_REPLICAS?: number;
+    REDIS_WAIT_TIMEOUT_MS?: number;
+  },
+  { sendsWait = false }: { sendsWait?: boolean } = {},
+) {
+  const waitMs = sendsWait && (config.REDIS_WAIT_REPLICAS ?? 0) > 0 ? (config.REDIS_WAIT_TIMEOUT_MS ?? 0) : 0;
   return {
     url: config.REDIS_URL,
     clusterNodes: config.REDIS_CLUSTER_NODES,
-    ...(config.REDIS_COMMAND_TIMEOUT_MS === undefined ? {} : { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS }),
+    ...(config.REDIS_COMMAND_TIMEOUT_MS === undefined
+      ? {}
+      : { commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS + waitMs }),
   };
 }
 

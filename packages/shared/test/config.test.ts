@@ -31,6 +31,13 @@ describe("Redis settings", () => {
     expect(parseConfig(UpdatesConfig, base).REDIS_WAIT_REPLICAS).toBe(0);
   });
 
+  it("the connection that sends WAIT times out after the wait plus REDIS_COMMAND_TIMEOUT_MS", () => {
+    const waiting = parseConfig(UpdatesConfig, { ...base, REDIS_WAIT_REPLICAS: "1", REDIS_WAIT_TIMEOUT_MS: "30000" });
+    expect(redisTarget(waiting, { sendsWait: true }).commandTimeoutMs).toBe(32_000);
+    expect(redisTarget(waiting).commandTimeoutMs).toBe(2_000);
+    expect(redisTarget(parseConfig(UpdatesConfig, base), { sendsWait: true }).commandTimeoutMs).toBe(2_000);
+  });
+
   for (const [name, value] of [
     ["REDIS_CLUSTER_NODES", "10.0.0.1"],
     ["REDIS_CLUSTER_NODES", "10.0.0.1:7000,"],

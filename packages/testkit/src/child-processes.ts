@@ -41,7 +41,7 @@ export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = "SIGTE
 }
 
 /**
- * For a starter script: Ctrl-C or SIGTERM runs `stop` once, then exits. Returns whether a stop
+ * For a starter script: Ctrl-C, SIGTERM or SIGHUP runs `stop` once, then exits. Returns whether a stop
  * has begun (a process that exits then is being stopped, not crashing).
  */
 export function stopOnSignal(stop: () => Promise<void>): () => boolean {
@@ -54,7 +54,8 @@ export function stopOnSignal(stop: () => Promise<void>): () => boolean {
     await stop();
     process.exit(0);
   };
-  process.on("SIGINT", () => void run());
-  process.on("SIGTERM", () => void run());
+  // SIGHUP too (the terminal closed): a listener suppresses Node's default exit, so without this
+  // the starter would keep running with nobody to stop it.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void run());
   return () => stopping;
 }

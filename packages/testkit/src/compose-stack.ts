@@ -205,7 +205,9 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
         const key = `${svc.name}:${v}`;
         hostOf.set(key, [...(hostOf.get(key) ?? []), `127.0.0.1:${port}`]);
         env[k] = String(port);
-      } else env[k] = rewrite(v, n);
+      } else if (v !== "") env[k] = rewrite(v, n);
+      // An empty value (`${VAR:-}` unset) means the service's default, as the services parse it:
+      // left out, so a test's extraEnv knob for it applies.
     }
     env.HOST = "127.0.0.1";
     for (const [k, v] of Object.entries(overrides)) if (k in env && !isPortVar(k)) env[k] = v;

@@ -55,7 +55,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerClientLimits(app, limits, registry);
 
   registerBodyParsers(app);
-  registerReadShare(app, limits.GATEWAY_BOT_READ_BYTES_PER_S, BODY_LIMIT);
+  registerReadShare(app, limits.GATEWAY_BOT_READ_BYTES_PER_S, BODY_LIMIT, limits.GATEWAY_REQUEST_TIMEOUT_MS / 2);
   registerOps(app, {
     registry,
     timeoutMs: deps.readyTimeoutMs,

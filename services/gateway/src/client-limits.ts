@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Socket } from "node:net";
 import { pipeline, Transform, type Readable } from "node:stream";
 import type { FastifyInstance, FastifyRequest, FastifyServerOptions } from "fastify";
-import type { GatewayLimits } from "@starpost/shared";
+import { Errors, type GatewayLimits } from "@starpost/shared";
 import type { Registry } from "@starpost/runtime";
 
 /**
@@ -100,42 +100,48 @@ const READ_BURST_MS = 1_000;
 
 /**
  * One bot's share of the gateway's reading (GATEWAY_BOT_READ_BYTES_PER_S): the bodies of each
- * bot's calls are read at most at that pace, in bursts of a second, keyed by the bot id its token
- * names. A bot sending faster is read later: its chunks wait, TCP holds the rest back in the
- * client, and the gateway's one thread stays free for other bots. One clock per bot that read in
- * the last second (older ones are dropped), so the map is bounded by the bots active at once.
+ * token's calls are read at most at that pace, in bursts of a second. The key is the whole token
+ * the path names (checked later), so a caller slows only the token it holds, never a bot whose
+ * id it merely names. A body of known length is paid for before it is read, and its reading
+ * starts when due; one that would wait past `maxWaitMs` is refused at once with 429 and
+ * retry_after, nothing read or paid; a chunked body pays chunk by chunk. A token sending faster
+ * is thus read later, TCP holds its bytes back in its own client, and the gateway's thread stays
+ * with the other bots. One clock per token that read in the last second (older ones are dropped).
  */
-export function registerReadShare(app: FastifyInstance, bytesPerSecond: number, bodyLimit: number) {
+export function registerReadShare(app: FastifyInstance, bytesPerSecond: number, bodyLimit: number, maxWaitMs: number) {
   if (bytesPerSecond === 0) return;
-  /** per bot: when its bytes read so far will have been paid for (performance.now() ms). */
+  /** per token: when its bytes read so far will have been paid for (performance.now() ms). */
   const paidUntil = new Map<string, number>();
   let sweptAt = performance.now();
-  const wait = (bot: string, bytes: number) => {
+  /** How long `bytes` more of the token's must wait; paid only when `pay`. */
+  const due = (token: string, bytes: number, pay: boolean) => {
     const now = performance.now();
     if (now - sweptAt > READ_BURST_MS) {
-      for (const [b, until] of paidUntil) if (until < now - READ_BURST_MS) paidUntil.delete(b);
+      for (const [t, until] of paidUntil) if (until < now - READ_BURST_MS) paidUntil.delete(t);
       sweptAt = now;
     }
-    const until = Math.max(paidUntil.get(bot) ?? 0, now - READ_BURST_MS) + (bytes * 1000) / bytesPerSecond;
-    paidUntil.set(bot, until);
+    const until = Math.max(paidUntil.get(token) ?? 0, now - READ_BURST_MS) + (bytes * 1000) / bytesPerSecond;
+    if (pay) paidUntil.set(token, until);
     return until - now;
   };
   app.addHook("preParsing", (req, _reply, payload, done) => {
-    const bot = /^\/bot([^:/?]*)/.exec(req.url)?.[1];
+    const token = /^\/bot([^/?]*)/.exec(req.url)?.[1];
     const length = Number(req.headers["content-length"] ?? 0);
     const chunked = req.headers["transfer-encoding"] !== undefined;
     // A body over the limit is refused unread (413) at once.
-    if (bot === undefined || (!chunked && !(length > 0 && length <= bodyLimit))) return done(null, payload);
+    if (token === undefined || (!chunked && !(length > 0 && length <= bodyLimit))) return done(null, payload);
     if (!chunked) {
-      // The length is known: the body's share is paid at once, and its reading starts when due.
-      const ms = wait(bot, length);
-      if (ms <= 0) return done(null, payload);
-      setTimeout(() => done(null, payload), ms);
+      const ms = due(token, length, false);
+      if (ms <= 0) return (due(token, length, true), done(null, payload));
+      if (ms > maxWaitMs) return done(Errors.tooManyRequests(Math.ceil(ms / 1000)));
+      due(token, length, true);
+      const timer = setTimeout(() => done(null, payload), ms);
+      req.raw.once("close", () => clearTimeout(timer));
       return;
     }
     const paced = new Transform({
       transform(chunk: Buffer, _encoding, next) {
-        const ms = wait(bot, chunk.length);
+        const ms = due(token, chunk.length, true);
         if (ms <= 0) next(null, chunk);
         else setTimeout(() => next(null, chunk), ms);
       },

@@ -9,7 +9,7 @@ import { botClient, http, metric, startStack, type TestStack } from "@starpost/t
  */
 
 const HEADERS_TIMEOUT_MS = 600;
-const REQUEST_TIMEOUT_MS = 1_200;
+const REQUEST_TIMEOUT_MS = 2_500;
 const PER_ADDRESS = 16;
 const BOT_MAX_ACTIVE = 2;
 const READ_BYTES_PER_S = 64 * 1024;
@@ -88,7 +88,7 @@ describe("slow requests", () => {
   it("holds a long poll longer than the request timeout and answers it normally", async () => {
     const call = botClient(stack.gatewayUrl, bot.token);
     const started = performance.now();
-    const answer = await call("getUpdates", { timeout: 2 });
+    const answer = await call("getUpdates", { timeout: 3 });
     expect(answer).toMatchObject({ status: 200, body: { ok: true, result: [] } });
     expect(performance.now() - started).toBeGreaterThan(REQUEST_TIMEOUT_MS);
   });
@@ -192,12 +192,12 @@ describe("expensive calls", () => {
   it("reads one bot's bodies at its share's pace while another bot's call is answered at once", async () => {
     const heavy = await stack.platform.createBot({ first_name: "Heavy" });
     const other = await stack.platform.createBot({ first_name: "Light" });
-    // Three bodies of half a share each: two fit the first second's burst, the third waits half
-    // a second (within the request timeout, which the wait counts against).
+    // Four bodies of half a share each: two fit the first second's burst, the others wait 0.5 and
+    // 1 s (within half the request timeout, past which a body is refused).
     const big = `a=${"x".repeat(READ_BYTES_PER_S / 2 - 2)}`;
     const started = performance.now();
     let heavyDone = 0;
-    const heavyCalls = Array.from({ length: 3 }, () =>
+    const heavyCalls = Array.from({ length: 4 }, () =>
       http(stack.gatewayUrl, "POST", `/bot${heavy.token}/getMe`, {
         body: big,
         contentType: "application/x-www-form-urlencoded",
@@ -208,9 +208,64 @@ describe("expensive calls", () => {
       contentType: "application/x-www-form-urlencoded",
     });
     expect(light).toMatchObject({ status: 200, body: { ok: true } });
-    expect(heavyDone).toBeLessThan(3);
+    expect(heavyDone).toBeLessThan(4);
     for (const answer of await Promise.all(heavyCalls)) expect(answer).toMatchObject({ status: 200 });
-    expect(performance.now() - started).toBeGreaterThanOrEqual(450);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
+  it("refuses a body whose turn would come past half the request timeout with 429, reading nothing", async () => {
+    const heavy = await stack.platform.createBot({ first_name: "Heavier" });
+    // The first body takes the burst; the next, three shares, would be read about 3 s later, past
+    // half the request timeout (1.25 s).
+    const first = await http(stack.gatewayUrl, "POST", `/bot${heavy.token}/getMe`, {
+      body: `a=${"x".repeat(READ_BYTES_PER_S - 2)}`,
+      contentType: "application/x-www-form-urlencoded",
+    });
+    expect(first).toMatchObject({ status: 200 });
+    const refused = await http(stack.gatewayUrl, "POST", `/bot${heavy.token}/getMe`, {
+      body: `a=${"x".repeat(READ_BYTES_PER_S * 3 - 2)}`,
+      contentType: "application/x-www-form-urlencoded",
+    });
+    expect(refused).toMatchObject({
+      status: 429,
+      body: { ok: false, error_code: 429, parameters: { retry_after: expect.any(Number) } },
+    });
+    expect((refused.body as { parameters: { retry_after: number } }).parameters.retry_after).toBeGreaterThanOrEqual(1);
+    // The refused body was not paid for: half a share more is read within the wait allowed (had
+    // the three shares been paid, it would be refused too).
+    const next = await http(stack.gatewayUrl, "POST", `/bot${heavy.token}/getMe`, {
+      body: `a=${"x".repeat(READ_BYTES_PER_S / 2 - 2)}`,
+      contentType: "application/x-www-form-urlencoded",
+    });
+    expect(next).toMatchObject({ status: 200 });
+  });
+
+  it("frees the active calls of pipelined requests whose connection died, answered or not", async () => {
+    const bot2 = await stack.platform.createBot({ first_name: "Pipelined" });
+    const holdNext = async (times: number) =>
+      expect(
+        (await stack.platform.call("POST", `/bots/${bot2.id}/faults`, { method: "getMe", delay_ms: 20_000, times }))
+          .status,
+      ).toBe(200);
+    const faultsTaken = () =>
+      expect
+        .poll(async () => (await stack.platform.call("GET", `/bots/${bot2.id}/faults`)).body.result.faults)
+        .toEqual([]);
+    // Two calls on one connection, pipelined: the second's answer waits behind the first's.
+    await holdNext(2);
+    const a = await open();
+    a.socket.write(getMeRequest(bot2.token) + getMeRequest(bot2.token));
+    await faultsTaken();
+    a.socket.destroy();
+    // One call held: had the queued call's count stayed, the bot would be at its bound.
+    await holdNext(1);
+    const b = await open();
+    b.socket.write(getMeRequest(bot2.token));
+    await faultsTaken();
+    await expect
+      .poll(async () => (await http(stack.gatewayUrl, "GET", `/bot${bot2.token}/getMe`)).status, { timeout: 15_000 })
+      .toBe(200);
+    b.socket.destroy();
   });
 
   it("answers a bot over its active calls the reference's 429 while other bots are served", async () => {

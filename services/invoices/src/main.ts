@@ -7,7 +7,8 @@ import { buildApp } from "./app.ts";
 const config = loadConfig("invoices", InvoicesConfig);
 const logger = createLogger("invoices", config.LOG_LEVEL);
 const registry = new Registry("invoices");
-const redis = createRedis({ ...redisTarget(config), logger, registry, role: "invoices" });
+// It sends WAIT (REDIS_WAIT_REPLICAS): its command timeout leaves room for the whole wait.
+const redis = createRedis({ ...redisTarget(config, { sendsWait: true }), logger, registry, role: "invoices" });
 const subscriber = createRedis({
   ...redisTarget(config),
   logger,

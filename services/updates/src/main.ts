@@ -7,7 +7,8 @@ import { buildApp } from "./app.ts";
 const config = loadConfig("updates", UpdatesConfig);
 const logger = createLogger("updates", config.LOG_LEVEL);
 const registry = new Registry("updates");
-const redis = createRedis({ ...redisTarget(config), logger, registry, role: "updates" });
+// It sends WAIT (REDIS_WAIT_REPLICAS): its command timeout leaves room for the whole wait.
+const redis = createRedis({ ...redisTarget(config, { sendsWait: true }), logger, registry, role: "updates" });
 const queueConnection = createRedis({ ...redisTarget(config), logger, registry, role: "updates-queue", bullmq: true });
 const deliveryQueue = createDeliveryQueue(queueConnection, logger);
 // A process of this service may have died between a step and its drain request: the workers sweep once.

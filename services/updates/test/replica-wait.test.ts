@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keys } from "@starpost/shared";
+import { keys, parseConfig, redisTarget, UpdatesConfig } from "@starpost/shared";
 import { createLogger, createRedis, type Redis } from "@starpost/runtime";
 import { createDeliveryQueue } from "@starpost/update-log";
-import { INTERNAL_TOKEN_HEADER } from "@starpost/http";
+import { INTERNAL_TOKEN_HEADER, waitForReplicas } from "@starpost/http";
 import { eventually, startRedis, startStack, userMessage, type RedisServer, type TestStack } from "@starpost/testkit";
 import { buildApp } from "../src/app.ts";
 
@@ -73,6 +73,34 @@ describe("REDIS_WAIT_REPLICAS=1", () => {
       expect(onReplica).toHaveLength(1);
     } finally {
       await u.close();
+    }
+  });
+});
+
+describe("REDIS_WAIT_TIMEOUT_MS longer than REDIS_COMMAND_TIMEOUT_MS", () => {
+  it("WAIT gets its whole wait on the service's connection, not cut by the command timeout", async () => {
+    const alone = await startRedis(); // no replica: WAIT waits its whole timeout, then answers 0
+    const config = parseConfig(UpdatesConfig, {
+      INTERNAL_TOKEN: TOKEN,
+      REDIS_URL: alone.url,
+      REDIS_WAIT_REPLICAS: "1",
+      REDIS_WAIT_TIMEOUT_MS: "1500",
+      REDIS_COMMAND_TIMEOUT_MS: "300",
+    });
+    const redis = createRedis({
+      ...redisTarget(config, { sendsWait: true }),
+      logger: createLogger("test", "silent"),
+      role: "wait-timeout",
+    });
+    try {
+      const bot = await stack.platform.createBot();
+      const started = Date.now();
+      const confirmed = await waitForReplicas(redis, String(bot.id), { replicas: 1, timeoutMs: 1500 });
+      expect(confirmed).toBe(0);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1400);
+    } finally {
+      await redis.quit().catch(() => undefined);
+      await alone.stop();
     }
   });
 });

@@ -10,7 +10,7 @@ import { WORKER_BUSY, WORKER_BUSY_EVERY_MS } from "./busy.ts";
 import { WebhookSender, type SenderOptions } from "./delivery/sender.ts";
 import { TargetGuard } from "./delivery/target-guard.ts";
 import { BotDrain, type DrainOutcome } from "./drain/bot-drain.ts";
-import { RetryTimer } from "./drain/retry-timer.ts";
+import { RetryTimer, type HandOver } from "./drain/retry-timer.ts";
 import { WebhookChanges } from "./drain/webhook-changes.ts";
 import { workerMetrics } from "./metrics.ts";
 import { oldestPendingAges, type PendingState } from "./pending-age.ts";
@@ -166,40 +166,64 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const drain = async (shard: number, job: Job<DrainJob, DrainOutcome>): Promise<DrainOutcome> => {
     taken(shard);
     const { botId } = job.data;
-    here.set(botId, "delivering");
+    // A timer run of the bot here (still ending) owns its entry: the job marks only its own.
+    const mine = !here.has(botId);
+    if (mine) here.set(botId, "delivering");
+    const unmark = () => {
+      if (mine && here.get(botId) === "delivering") here.delete(botId);
+    };
     const shardCrowded = () => running[shard]! * 2 > perShard;
-    /** the hand-over to the retry timer, once asked for (see RetryTimer.handOver). */
-    let handing: Promise<boolean> | undefined;
+    /** the hand-over to the retry timer under way or done (see RetryTimer.handOver); none after a refusal. */
+    let handing: Promise<HandOver> | undefined;
+    let isHanded = false;
     let handed!: () => void;
     const slotFreed = new Promise<{ reason: "handed" }>((resolve) => (handed = () => resolve({ reason: "handed" })));
+    // This drain's own stop: the process's, or an unknown hand-over's (the drain ends, its job's
+    // normal end sorts the bot out: a bot left `retry_at=run` is adopted by its next drain job).
+    const own = new AbortController();
+    const onStop = () => own.abort();
+    if (stop.signal.aborted) own.abort();
+    else stop.signal.addEventListener("abort", onStop, { once: true });
+    // One hand-over asked for at a time; true once it is done (BotDrain then asks no more).
     const onSlow = (generation: string) => {
+      if (isHanded) return true;
       if (handing || !shardCrowded()) return false;
-      handing = timer.handOver(botId, generation, run).catch(() => false);
-      void handing.then((ok) => {
-        if (!ok) return;
+      const h = (handing = timer.handOver(botId, generation, run));
+      void h.then((result) => {
+        if (result === "not_handed") {
+          if (handing === h) handing = undefined; // asked again at the next slowMs
+          return;
+        }
+        if (result === "unknown") return own.abort();
+        isHanded = true;
+        unmark();
         here.set(botId, "retrying");
-        const gone = () => void here.delete(botId);
+        const gone = () => void (here.get(botId) === "retrying" && here.delete(botId));
         run.then(gone, gone);
         handed();
       });
-      return true;
+      return false;
     };
     // Handed over, the drain is the timer's: it ends at its next wait for a retry, as a timer run does.
     const crowded = () => handing !== undefined || shardCrowded();
-    const run = new BotDrain({ ...drainDeps, crowded, slow: { ms: deps.slowMs, onSlow } }, botId).run(stop.signal);
+    const run = new BotDrain({ ...drainDeps, crowded, slow: { ms: deps.slowMs, onSlow } }, botId).run(own.signal);
+    // Handed over, the drain outlives its job: it listens to the stop until its own end.
+    const unlisten = () => stop.signal.removeEventListener("abort", onStop);
+    run.then(unlisten, unlisten);
+    const wasHanded = async () => handing !== undefined && (await handing) === "handed";
     let outcome: DrainOutcome;
     try {
       outcome = await Promise.race([run, slotFreed]);
     } catch (err) {
-      if (handing && (await handing)) return { reason: "handed" }; // the timer's now: its run logs the failure
-      here.delete(botId);
+      if (await wasHanded()) return { reason: "handed" }; // the timer's now: its run logs the failure
+      unmark();
       throw err;
     } finally {
       running[shard]!--;
     }
     // A drain that ended while being handed over ends as the timer's run (the timer holds the bot).
-    if (handing && (await handing)) return { reason: "handed" };
-    here.delete(botId);
+    if (await wasHanded()) return { reason: "handed" };
+    unmark();
     if (outcome.reason === "backoff" && !(await timer.park(botId, outcome.generation, outcome.retryAt)))
       return { reason: "changed" } as const; // the webhook changed meanwhile: its follow-up drains it
     if (outcome.reason === "held") await timer.adopt(botId, outcome.held);

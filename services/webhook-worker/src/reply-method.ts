@@ -12,7 +12,8 @@ import type { WorkerMetrics } from "./metrics.ts";
 export function replyMethodRunner(services: ServiceClient, redis: Redis, logger: Logger, metrics: WorkerMetrics) {
   const running = new Set<Promise<unknown>>();
   return {
-    run(botId: string, reply: Record<string, unknown>) {
+    /** Settles (never rejects) when the call has: the caller holds the reply's bytes until then. */
+    async run(botId: string, reply: Record<string, unknown>): Promise<void> {
       const method = findMethod(String(reply.method));
       if (!method) return metrics.replies.inc({ result: "unknown" });
       const spec: MethodSpec = METHODS[method];
@@ -33,6 +34,7 @@ export function replyMethodRunner(services: ServiceClient, redis: Redis, logger:
       );
       running.add(p);
       void p.finally(() => running.delete(p));
+      await p;
     },
     /** waits for the methods still running (shutdown). */
     async settle() {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { Redis } from "ioredis";
 import { keys } from "@starpost/shared";
+import { loadWebhook } from "@starpost/runtime";
+import { HANDED_PER_SLOT, RetryTimer } from "../src/drain/retry-timer.ts";
+import type { DrainOutcome } from "../src/drain/bot-drain.ts";
 import { drainJobId } from "@starpost/update-log";
 import { botClient, startReceiver, userMessage, type Answer } from "@starpost/testkit";
 import { eventually, startWorker, useQueueStack } from "./worker-harness.ts";
@@ -110,6 +114,59 @@ describe("the retry timer", () => {
       await eventually(async () => (await parked(botId)) === null, 5000, "the stale entry dropped");
     } finally {
       await worker.close();
+    }
+  });
+});
+
+describe("a hand-over to the timer", () => {
+  /** A timer of `slots` slots that is not started (no look claims anything). */
+  const idleTimer = (slots: number, redis = t.stack.redis) =>
+    new RetryTimer({
+      redis,
+      logger: t.stack.logger,
+      slots,
+      claimMs: 5000,
+      run: () => Promise.resolve({ reason: "stale" }),
+      request: () => Promise.resolve(),
+    });
+  const generationOf = async (botId: string) => (await loadWebhook(t.stack.redis, botId))!.generation;
+
+  it("is refused, nothing written, once the timer runs slots × HANDED_PER_SLOT drains, or a run of the bot", async () => {
+    const timer = idleTimer(1);
+    let end!: (o: DrainOutcome) => void;
+    const drain = new Promise<DrainOutcome>((resolve) => (end = resolve));
+    try {
+      const bots = await Promise.all(Array.from({ length: HANDED_PER_SLOT + 1 }, () => hookedBot()));
+      const results = await Promise.all(
+        bots
+          .slice(0, HANDED_PER_SLOT)
+          .map(async ({ botId }) => timer.handOver(botId, await generationOf(botId), drain)),
+      );
+      expect(results).toEqual(Array.from({ length: HANDED_PER_SLOT }, () => "handed"));
+      const { botId } = bots[HANDED_PER_SLOT]!;
+      expect(await timer.handOver(botId, await generationOf(botId), drain)).toBe("not_handed");
+      expect(await held(botId)).toBeNull();
+      expect(await parked(botId)).toBeNull();
+      // A bot whose run is here already: refused before any write.
+      const first = bots[0]!.botId;
+      expect(await timer.handOver(first, await generationOf(first), drain)).toBe("not_handed");
+      expect(await held(first)).toBe("run");
+    } finally {
+      end({ reason: "empty" });
+      await timer.close();
+    }
+  });
+
+  it("is unknown when Redis fails under it (a timed-out write may still have landed)", async () => {
+    // Commands fail at once: never connected, and no offline queue.
+    const broken = new Redis(t.stack.redisServer.url, { lazyConnect: true, enableOfflineQueue: false });
+    const timer = idleTimer(1, broken);
+    try {
+      const { botId } = await hookedBot();
+      expect(await timer.handOver(botId, await generationOf(botId), new Promise(() => undefined))).toBe("unknown");
+    } finally {
+      await timer.close();
+      broken.disconnect();
     }
   });
 });

@@ -1,4 +1,4 @@
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 
 /**
  * The reference's bound on one bot's active requests (Client::send, Client.cpp at 01a3679, line
@@ -11,16 +11,25 @@ export class ActiveCalls {
 
   constructor(private readonly max: number) {}
 
-  /** Counts the bot's call until its answer is sent or its connection closes; false (nothing counted) when the bot is at the bound. */
-  enter(botId: string, res: ServerResponse): boolean {
+  /**
+   * Counts the bot's call until its answer is sent or its connection closes, whichever comes
+   * first (an answer queued behind another on a keep-alive connection that dies emits no `close`
+   * of its own; its request does); false (nothing counted) when the bot is at the bound.
+   */
+  enter(botId: string, req: IncomingMessage, res: ServerResponse): boolean {
     const count = this.active.get(botId) ?? 0;
     if (count >= this.max) return false;
     this.active.set(botId, count + 1);
-    res.once("close", () => {
-      const left = this.active.get(botId)! - 1;
-      if (left === 0) this.active.delete(botId);
-      else this.active.set(botId, left);
-    });
+    let left = false;
+    const leave = () => {
+      if (left) return;
+      left = true;
+      const rest = this.active.get(botId)! - 1;
+      if (rest === 0) this.active.delete(botId);
+      else this.active.set(botId, rest);
+    };
+    res.once("close", leave);
+    req.once("close", leave);
     return true;
   }
 }

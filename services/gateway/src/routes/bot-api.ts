@@ -55,7 +55,7 @@ export function registerBotApi(app: FastifyInstance, deps: BotApiDeps) {
     }
 
     const spec: MethodSpec = METHODS[method];
-    if (!spec.longPoll && !active.enter(auth.bot.id, reply.raw)) {
+    if (!spec.longPoll && !active.enter(auth.bot.id, req.raw, reply.raw)) {
       noteBotCall(req, { botId: auth.bot.id, method, params: {} });
       await sleep(FLOOD_ANSWER_DELAY_MS);
       return sendError(reply, Errors.tooManyRequests(FLOOD_RETRY_AFTER_S));

@@ -105,8 +105,11 @@ history_record(KEYS[10], KEYS[11], q[4], message_id, message, KEYS[17])
 local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5] }, ARGV[1], ARGV[2], ARGV[3])
 log_append(log, ARGV[4], ARGV[5], q[11], now + tonumber(ARGV[6]), message)
 local pending = log_close(log)
--- The invoice message's payments, which the platform's history shows (`paid`).
-if q[18] and q[18] ~= "" then redis.call("HINCRBY", KEYS[11], q[18] .. ":paid", 1) end
+-- The invoice message's payments, which the platform's history shows (`paid`), while the history
+-- still holds the message (history.lua drops the count with it).
+if q[18] and q[18] ~= "" and redis.call("HEXISTS", KEYS[11], q[18]) == 1 then
+  redis.call("HINCRBY", KEYS[11], q[18] .. ":paid", 1)
+end
 payment_entry("paid", {
   { "telegram_payment_charge_id", cjson.encode(q[5]) }, { "invoice_payload", cjson.encode(charge.payload or "") },
   { "subscription", period > 0 and "true" or nil },

@@ -47,7 +47,13 @@ export interface Target {
  * the update is delivered all the same), or why it failed.
  */
 export type DeliveryResult = Outcome<
-  { status: number; reply?: RawParams; ignored?: { why: ReplyIgnored; error: string } },
+  {
+    status: number;
+    reply?: RawParams;
+    ignored?: { why: ReplyIgnored; error: string };
+    /** with a reply: gives its bytes back to the process's budget (once its method call settled). */
+    release?: () => void;
+  },
   { outcome: "failed"; error: string; kind: string; retryAfter: number; status?: number; aborted?: boolean }
 >;
 
@@ -175,7 +181,8 @@ export class WebhookSender {
   /**
    * A 2xx answer's body, read chunk by chunk up to `replyMaxBytes` and within the process's
    * budget, however it is framed (Content-Length, chunked, or until the connection closes).
-   * Past either, reading stops and the body (so its connection) is destroyed.
+   * Past either, reading stops and the body (so its connection) is destroyed. A reply keeps its
+   * bytes in the budget until its `release` (its parameters live on while its method call runs).
    */
   private async readReply(res: Dispatcher.ResponseData) {
     const status = res.statusCode;
@@ -187,6 +194,7 @@ export class WebhookSender {
     if (Number(res.headers["content-length"] ?? 0) > max) return ignore("too_long");
     const chunks: Buffer[] = [];
     let size = 0;
+    let kept = false;
     try {
       for await (const chunk of res.body as AsyncIterable<Buffer>) {
         if (size + chunk.length > max) return ignore("too_long");
@@ -196,9 +204,17 @@ export class WebhookSender {
       }
       const type = res.headers["content-type"];
       const text = Buffer.concat(chunks, size).toString("utf8");
-      return { status, reply: parseReply(Array.isArray(type) ? type[0] : type, text) };
+      const reply = parseReply(Array.isArray(type) ? type[0] : type, text);
+      if (!reply) return { status };
+      kept = true;
+      let released = false;
+      const release = () => {
+        if (!released) this.budget.give(size);
+        released = true;
+      };
+      return { status, reply, release };
     } finally {
-      this.budget.give(size);
+      if (!kept) this.budget.give(size);
     }
   }
 

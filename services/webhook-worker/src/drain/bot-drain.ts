@@ -14,8 +14,8 @@ export interface DrainDeps {
   logger: Logger;
   metrics: WorkerMetrics;
   deliver(target: Target, body: string, signal: AbortSignal): Promise<DeliveryResult>;
-  /** a 2xx answer carried `{"method": ...}`: run it for the bot. */
-  onReply(botId: string, reply: Record<string, unknown>): void;
+  /** a 2xx answer carried `{"method": ...}`: run it for the bot; settles when the call has. */
+  onReply(botId: string, reply: Record<string, unknown>): Promise<void>;
   backoffScale: number;
   /** the bot's wake channel heard by this process: appends, setWebhook, deleteWebhook. */
   changes: Pick<WebhookChanges, "watch">;
@@ -28,8 +28,9 @@ export interface DrainDeps {
   recheckMs: number;
   /**
    * Called every `slowMs` while an attempt of this drain is in flight longer than that (the
-   * drain's webhook generation): true when the drain was handed to the retry timer's slots, and
-   * nothing more is asked. Absent for the timer's own runs.
+   * drain's webhook generation): true once the drain has been handed to the retry timer's slots
+   * (the hand-over done), and nothing more is asked; false while it is not (not asked for, under
+   * way, or refused: asked again). Absent for the timer's own runs.
    */
   slow?: { ms: number; onSlow(generation: string): boolean };
 }
@@ -272,27 +273,37 @@ export class BotDrain {
     const seconds = ms / 1000;
     const durationMs = Math.round(ms);
     if (result.outcome === "ok") {
-      const { reply, status, ignored } = result.result;
-      const attempt = {
-        update_ids: [entry.update_id],
-        status,
-        ...(ignored ? { error: ignored.error } : {}),
-        duration_ms: durationMs,
-      };
-      await confirmUpdates(redis, this.botId, [entry.update_id], { attempt });
-      // Delivered all the same; getWebhookInfo says why a method it may have carried did not run.
-      if (ignored) {
-        await recordReplyIgnored(redis, this.botId, this.config.generation, ignored.error, Date.now());
-        metrics.replies.inc({ result: ignored.why === "too_long" ? "too_long" : "no_memory" });
+      const { reply, status, ignored, release } = result.result;
+      // The reply's bytes stay in the process's budget until its method call settles.
+      let calling = false;
+      try {
+        const attempt = {
+          update_ids: [entry.update_id],
+          status,
+          ...(ignored ? { error: ignored.error } : {}),
+          duration_ms: durationMs,
+        };
+        await confirmUpdates(redis, this.botId, [entry.update_id], { attempt });
+        // Delivered all the same; getWebhookInfo says why a method it may have carried did not run.
+        if (ignored) {
+          await recordReplyIgnored(redis, this.botId, this.config.generation, ignored.error, Date.now());
+          metrics.replies.inc({ result: ignored.why === "too_long" ? "too_long" : "no_memory" });
+        }
+        const hadRetry = this.retries.delete(entry.update_id);
+        const firstOk = !this.okSeen;
+        this.okSeen = true;
+        if (hadRetry || firstOk)
+          await recordSuccess(redis, this.botId, hadRetry ? entry.update_id : undefined, firstOk);
+        metrics.deliveries.inc({ result: "ok" });
+        metrics.latency.observe(seconds);
+        if (reply && typeof reply.method === "string") {
+          calling = true;
+          void this.deps.onReply(this.botId, reply).finally(release);
+        }
+        return "done";
+      } finally {
+        if (!calling) release?.();
       }
-      const hadRetry = this.retries.delete(entry.update_id);
-      const firstOk = !this.okSeen;
-      this.okSeen = true;
-      if (hadRetry || firstOk) await recordSuccess(redis, this.botId, hadRetry ? entry.update_id : undefined, firstOk);
-      metrics.deliveries.inc({ result: "ok" });
-      metrics.latency.observe(seconds);
-      if (reply && typeof reply.method === "string") this.deps.onReply(this.botId, reply);
-      return "done";
     }
     if (result.aborted) return "keep";
     metrics.deliveries.inc({ result: result.kind });

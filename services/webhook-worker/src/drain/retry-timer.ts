@@ -18,7 +18,9 @@ import type { DrainOutcome } from "./bot-drain.ts";
  * running, to the timer (handOver): the bot is marked `retry_at=run` and claimed as a claimed
  * retry is, and the drain runs on here, its end treated as a run's end. Such drains are counted in
  * the timer's slots even past them (they run already); the timer then claims no retry until it is
- * back under. Stalling and failing bots thus share the timer's slots, never the BullMQ ones.
+ * back under, and no hand-over is taken once it runs HANDED_PER_SLOT × slots drains (the drain
+ * then keeps its BullMQ slot until its attempt ends). Stalling and failing bots thus share the
+ * timer's slots, never the BullMQ ones.
  *
  * While the timer holds a bot, drain jobs leave it alone (open-drain.lua), so one drain runs per
  * bot as before. A run that ends with the log drained, or the webhook changed, lets the bot go
@@ -31,6 +33,18 @@ import type { DrainOutcome } from "./bot-drain.ts";
 const LOOK_MS = 30_000;
 /** After a Redis error, the timer looks again this much later. */
 const ERROR_RETRY_MS = 1_000;
+/** The timer takes no hand-over once it runs this many drains per slot (runs and handed drains). */
+export const HANDED_PER_SLOT = 4;
+
+/**
+ * A hand-over's result. "handed": the timer runs the drain now. "not_handed": nothing was
+ * written (the webhook changed, the timer is full, a run of the bot is here already); the drain
+ * stays the job's. "unknown": a write may have landed (a Redis error after it was sent: a
+ * timed-out command may still be applied) or a run of the bot began here meanwhile; the caller
+ * ends its drain and lets the job's normal end sort the bot out (a bot left `retry_at=run` is
+ * adopted by its next drain job).
+ */
+export type HandOver = "handed" | "not_handed" | "unknown";
 
 export interface RetryTimerDeps {
   redis: Redis;
@@ -60,7 +74,7 @@ export class RetryTimer {
   private starved = false;
   private readonly stop = new AbortController();
   /** hand-overs under way (their Redis writes). */
-  private readonly handing = new Set<Promise<boolean>>();
+  private readonly handing = new Set<Promise<HandOver>>();
 
   constructor(private readonly deps: RetryTimerDeps) {
     setMaxListeners(0, this.stop.signal); // one listener per run, on purpose
@@ -93,25 +107,39 @@ export class RetryTimer {
   }
 
   /**
-   * A drain job's drain, still running, moves to the timer's slots (see above). False when the
-   * webhook it sends to is gone or replaced: the drain stays the job's and ends by itself.
+   * A drain job's drain, still running, moves to the timer's slots (see above and HandOver).
+   * Never rejects: an error is "unknown".
    */
-  handOver(botId: string, generation: string, drain: Promise<DrainOutcome>): Promise<boolean> {
-    // A run of the bot here still ending (it let the bot go, the job started meanwhile): the job keeps it.
-    if (this.running.has(botId) || this.stop.signal.aborted) return Promise.resolve(false);
-    const handing = (async () => {
+  handOver(botId: string, generation: string, drain: Promise<DrainOutcome>): Promise<HandOver> {
+    // A run of the bot here still ending (it let the bot go, the job started meanwhile): the job
+    // keeps it. A full timer (hand-overs under way included) takes no more.
+    if (
+      this.running.has(botId) ||
+      this.stop.signal.aborted ||
+      this.running.size + this.handing.size >= this.deps.slots * HANDED_PER_SLOT
+    )
+      return Promise.resolve("not_handed");
+    const handing = (async (): Promise<HandOver> => {
       const { redis } = this.deps;
-      if (!(await workerScripts.parkDrain(redis, statusKeys(botId), { generation, retryAt: "run" }))) return false;
-      const claimed = Date.now() + this.deps.claimMs;
-      // A worker that dies now leaves `run` in the status with no entry: a drain job then finds the
-      // bot held and puts its entry back (adopt), as for a park.
-      await redis.zadd(this.key, claimed, botId);
-      this.begin(botId, claimed, () => drain);
-      return true;
+      try {
+        if (!(await workerScripts.parkDrain(redis, statusKeys(botId), { generation, retryAt: "run" })))
+          return "not_handed";
+        const claimed = Date.now() + this.deps.claimMs;
+        // A worker that dies now leaves `run` in the status with no entry: a drain job then finds the
+        // bot held and puts its entry back (adopt), as for a park.
+        await redis.zadd(this.key, claimed, botId);
+        // A run of the bot began here meanwhile (look() claimed a stale entry): two drains of it.
+        return this.begin(botId, claimed, () => drain) ? "handed" : "unknown";
+      } catch (err) {
+        this.deps.logger.warn(
+          { botId, err: { message: (err as Error).message } },
+          "retry timer: hand-over failed; the drain ends",
+        );
+        return "unknown";
+      }
     })();
     this.handing.add(handing);
-    const done = () => void this.handing.delete(handing);
-    handing.then(done, done);
+    void handing.then(() => this.handing.delete(handing));
     return handing;
   }
 
@@ -179,12 +207,13 @@ export class RetryTimer {
     }
   }
 
-  private begin(botId: string, claimed: number, drain: () => Promise<DrainOutcome>): void {
+  /** Runs the bot's drain in a slot; false (the drain not started) when a run of the bot is here already. */
+  private begin(botId: string, claimed: number, drain: () => Promise<DrainOutcome>): boolean {
     const running = this.running.get(botId);
     if (running) {
       // Claimed again while its run ends (its claim lapsed): the run's end drops the new claim.
       running.claimed = claimed;
-      return;
+      return false;
     }
     const run = { claimed, done: Promise.resolve(), renewing: Promise.resolve() };
     this.running.set(botId, run);
@@ -210,6 +239,7 @@ export class RetryTimer {
         this.running.delete(botId);
         if (this.starved) void this.look();
       });
+    return true;
   }
 
   private async finish(botId: string, claimed: number, outcome: DrainOutcome): Promise<void> {
