@@ -51,7 +51,11 @@ async function npmStart(env: Record<string, string>, untilRunning?: (pid: number
     const code = await Promise.race([exited, new Promise<"up">((r) => setTimeout(() => r("up"), GIVE_UP_MS))]);
     return { ms: code === "up" ? Infinity : performance.now() - started, code: code === "up" ? null : code, stderr };
   } finally {
-    if (child.exitCode === null) process.kill(-child.pid!, "SIGINT");
+    try {
+      process.kill(-child.pid!, "SIGINT");
+    } catch {
+      // the whole group is gone already
+    }
     await Promise.race([exited, new Promise((r) => setTimeout(r, 20_000))]);
     await stopProcess(child, "SIGKILL");
     rmSync(data, { recursive: true, force: true });

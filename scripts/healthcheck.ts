@@ -27,7 +27,7 @@ const bound = process.env.HOST;
 const host = !bound || bound === "0.0.0.0" || bound === "::" ? "127.0.0.1" : bound.includes(":") ? `[${bound}]` : bound;
 
 try {
-  // /readyz answers within READY_TIMEOUT_MS (0.75 s by default, at most 3 s); this deadline is above it and below the
+  // /readyz answers within READY_TIMEOUT_MS (0.5 s by default, at most 3 s); this deadline is above it and below the
   // Dockerfile's --timeout (5 s), so a probe that gets no answer still ends with a reason.
   const res = await fetch(`http://${host}:${port}/readyz`, { signal: AbortSignal.timeout(4000) });
   if (!res.ok) throw new Error(`status ${res.status}`);

@@ -42,7 +42,7 @@ const common = {
    */
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** How long /readyz waits for its checks (a Redis ping, the services' /readyz) before answering 503. */
-  READY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_000).default(750),
+  READY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_000).default(500),
   /** Every call between services carries it; a service answers nothing but health and metrics without it. */
   INTERNAL_TOKEN: z
     .string({ error: "is required (make one: openssl rand -hex 24)" })
