@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { freePort, REPO_ROOT, stopProcess } from "@starpost/testkit";
+import { processName, processTree } from "./lib/processes.ts";
 import { report, type Figure } from "./lib/report.ts";
 
 const PLATFORM_TOKEN = "bench-platform-token-0123456789";
@@ -63,20 +64,8 @@ async function npmStart(env: Record<string, string>, untilRunning?: (pid: number
 }
 
 /** The redis-server under a process tree (the private one `npm start` runs). */
-async function redisPid(root: number): Promise<number> {
-  const { readdirSync, readFileSync } = await import("node:fs");
-  const parent = new Map<number, number>();
-  for (const d of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) for (const [pid, ppid] of parent) if (ppid === tree[i]) tree.push(pid);
-  const pid = tree.find((p) => readFileSync(`/proc/${p}/comm`, "utf8").trim() === "redis-server");
+function redisPid(root: number): number {
+  const pid = processTree(root).find((p) => processName(p) === "redis-server");
   if (pid === undefined) throw new Error("no redis-server under npm start");
   return pid;
 }
@@ -103,7 +92,7 @@ const portTaken = await npmStart({ PORT: String(takenPort) }).finally(() => take
 let readyz = { ms: Infinity, status: 0 };
 const gatewayPort = await freePort();
 await npmStart({ PORT: String(gatewayPort) }, async (pid) => {
-  const redis = await redisPid(pid);
+  const redis = redisPid(pid);
   process.kill(redis, "SIGSTOP");
   try {
     const started = performance.now();

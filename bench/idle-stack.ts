@@ -9,34 +9,16 @@
  *   node --import tsx bench/run.ts idle-stack
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { freePort, REPO_ROOT, stopProcess } from "@starpost/testkit";
-import { rssMb } from "./lib/processes.ts";
+import { processName, processTree, rssMb } from "./lib/processes.ts";
 import { report, type Figure } from "./lib/report.ts";
 
 const SETTLE_MS = 5_000;
 const SETTLED_MS = 30_000;
-
-/** Every process below `root` (children, grandchildren...), from /proc. */
-function tree(root: number): number[] {
-  const parent = new Map<number, number>();
-  for (const d of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const out = [root];
-  for (let i = 0; i < out.length; i++) for (const [pid, ppid] of parent) if (ppid === out[i]) out.push(pid);
-  return out;
-}
-
-const comm = (pid: number) => readFileSync(`/proc/${pid}/comm`, "utf8").trim();
 
 interface Reading {
   total: number;
@@ -48,7 +30,7 @@ interface Reading {
 
 /** RSS of every process of the tree under `root`, now. */
 function reading(root: number): Reading {
-  const each = tree(root).map((pid) => ({ pid, name: comm(pid), mb: rssMb(pid) }));
+  const each = processTree(root).map((pid) => ({ pid, name: processName(pid), mb: rssMb(pid) }));
   return {
     total: each.reduce((s, p) => s + p.mb, 0),
     parts: each.map((p) => `${p.name} ${Math.round(p.mb)}`).join(", "),

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 
@@ -36,3 +36,22 @@ export function cpuMs(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+
+/** Every process below `root` (children, grandchildren...), `root` first, from /proc. */
+export function processTree(root: number): number[] {
+  const parent = new Map<number, number>();
+  for (const d of readdirSync("/proc").filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      parent.set(Number(d), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) for (const [pid, ppid] of parent) if (ppid === out[i]) out.push(pid);
+  return out;
+}
+
+/** A process's command name, from /proc. */
+export const processName = (pid: number) => readFileSync(`/proc/${pid}/comm`, "utf8").trim();
