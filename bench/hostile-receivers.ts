@@ -1,6 +1,7 @@
 /**
  * Hostile webhook receivers (issue 30), on a stack started as the other benches start theirs (every
- * service its own process, 2 webhook workers, default worker settings):
+ * service its own process, BENCH_WORKERS webhook workers (2, as compose and a busy `npm start` run;
+ * 1 as `npm start` starts), default worker settings):
  *
  * 1. 300 bots whose receivers answer 200 and then trickle their body (a byte every 2 s, for ever),
  *    then a healthy bot sent 120 updates at 10/s: how many of them arrive, and their p99 from the
@@ -21,6 +22,7 @@ import { rssMb } from "./lib/processes.ts";
 import { report, type Figure } from "./lib/report.ts";
 import { startBenchStack, type BenchStack } from "./lib/stack.ts";
 
+const WORKERS = Number(process.env.BENCH_WORKERS ?? 2);
 const STALLING = Number(process.env.BENCH_HOSTILE_STALLING ?? 300);
 const HEALTHY_UPDATES = 120;
 const HEALTHY_RATE = 10;
@@ -78,7 +80,7 @@ const workerPids = (bench: BenchStack) =>
   bench.stack.processes.filter((p) => p.service === "webhook-worker").map((p) => p.child.pid!);
 
 async function stallingPhase(): Promise<Figure[]> {
-  const bench = await startBenchStack({ workers: 2 });
+  const bench = await startBenchStack({ workers: WORKERS });
   let trickling = 0;
   const stalling = await receiver((res) => {
     res.writeHead(200, { "content-type": "application/json" });
@@ -157,7 +159,7 @@ async function stallingPhase(): Promise<Figure[]> {
 }
 
 async function bigAnswersPhase(): Promise<Figure[]> {
-  const bench = await startBenchStack({ workers: 2 });
+  const bench = await startBenchStack({ workers: WORKERS });
   const chunk = Buffer.alloc(64 * 1024, "x");
   let answers = 0;
   let cut = 0;

@@ -34,7 +34,7 @@ const LOOK_MS = 30_000;
 /** After a Redis error, the timer looks again this much later. */
 const ERROR_RETRY_MS = 1_000;
 /** The timer takes no hand-over once it runs this many drains per slot (runs and handed drains). */
-export const HANDED_PER_SLOT = 4;
+export const HANDED_PER_SLOT = 8;
 
 /**
  * A hand-over's result. "handed": the timer runs the drain now. "not_handed": nothing was
