@@ -15,7 +15,7 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { Agent, request } from "undici";
-import { userMessage } from "@starpost/testkit";
+import { sleep, userMessage } from "@starpost/testkit";
 import { percentile } from "./lib/load.ts";
 import { inParallel } from "./lib/pool.ts";
 import { rssMb } from "./lib/processes.ts";
@@ -34,7 +34,6 @@ const BIG_SECONDS = Number(process.env.BENCH_HOSTILE_SECONDS ?? 20);
 const BENCH = "hostile-receivers";
 
 const agent = new Agent({ keepAliveTimeout: 60_000, connections: 64 });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A receiver on 127.0.0.1 answering with `answer`; every bot gets its own path. */
 async function receiver(answer: (res: ServerResponse, body: string) => void) {

@@ -1,18 +1,16 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, expect, it } from "vitest";
 import {
   botClient,
   eventually,
   freePort,
   Platform,
-  REPO_ROOT,
-  stopProcess,
-  track,
+  spawnStarter,
+  stopStarter,
   userMessage,
+  type Starter,
 } from "@starpost/testkit";
 
 /**
@@ -21,40 +19,17 @@ import {
  * in any log under <data dir>/logs.
  */
 const dir = mkdtempSync(join(tmpdir(), "starpost-ctrl-c-"));
-let start: ChildProcess | undefined;
-/** the starter's output lines. */
-const out: string[] = [];
+let start: Starter | undefined;
 afterAll(async () => {
-  // After a failure: the starter stops its stack in order; whatever it left (its processes run in
-  // process groups of their own, so they outlive a killed starter) is killed by the pids it named.
-  if (start) await stopProcess(start, "SIGTERM", 30_000);
-  const running = out.find((l) => l.startsWith("starpost is running")) ?? "";
-  for (const [, pid] of running.matchAll(/ pid (\d+)/g)) {
-    try {
-      // Only a process of this stack, not one given a freed pid since: the services have the data
-      // dir in their environment, redis-server works in it (it rewrites its arguments and environment).
-      const own =
-        readlinkSync(`/proc/${pid}/cwd`).startsWith(dir) || readFileSync(`/proc/${pid}/environ`, "utf8").includes(dir);
-      if (own) process.kill(Number(pid), "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
+  await stopStarter(start);
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
 it("a Ctrl-C logs nothing at error level, and every service shuts down by itself", async () => {
   const port = await freePort();
-  start = track(
-    spawn(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", "start"], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "", PORT: String(port), STARPOST_DATA_DIR: dir, STARPOST_FROM_SOURCE: "true" },
-      stdio: ["ignore", "pipe", "pipe"],
-      // Its own process group, as a shell gives a command: the terminal's SIGINT goes to the group.
-      detached: true,
-    }),
-  );
-  for (const s of [start.stdout!, start.stderr!]) createInterface({ input: s }).on("line", (l) => out.push(l));
+  // Its own process group, as a shell gives a command: the terminal's SIGINT goes to the group.
+  start = spawnStarter(dir, { PORT: String(port) }, { detached: true });
+  const out = start.lines;
   await eventually(
     () => out.some((l) => l.startsWith("starpost is running")),
     60_000,
@@ -71,8 +46,9 @@ it("a Ctrl-C logs nothing at error level, and every service shuts down by itself
   expect((await botClient(platform.baseUrl, hooked.token)("setWebhook", setWebhook)).status).toBe(200);
   expect((await platform.pushUpdate(hooked.id, userMessage(2, "for the webhook"))).status).toBe(200);
 
-  const exited = new Promise<number | null>((r) => start!.once("exit", (code) => r(code)));
-  process.kill(-start.pid!, "SIGINT");
+  const child = start.child;
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  process.kill(-child.pid!, "SIGINT");
   expect(await exited).toBe(0);
 
   const logs = readdirSync(join(dir, "logs")).filter((f) => f.endsWith(".log"));

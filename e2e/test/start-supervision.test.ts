@@ -1,20 +1,19 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { afterAll, expect, it } from "vitest";
 import {
   botClient,
   eventually,
   freePort,
   Platform,
-  REPO_ROOT,
+  isAlive,
+  spawnStarter,
   startReceiver,
-  stopProcess,
-  track,
+  stopStarter,
   userMessage,
+  type Starter,
 } from "@starpost/testkit";
 
 /**
@@ -23,20 +22,11 @@ import {
  * It starts one webhook worker and a second when the first has every slot of a queue shard in use.
  */
 const dir = mkdtempSync(join(tmpdir(), "starpost-start-"));
-let start: ChildProcess | undefined;
+let start: Starter | undefined;
 afterAll(async () => {
-  if (start) await stopProcess(start, "SIGKILL");
+  await stopStarter(start);
   rmSync(dir, { recursive: true, force: true });
-});
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+}, 60_000);
 
 const listening = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -47,24 +37,14 @@ const listening = (port: number) =>
 
 it("starts a second webhook worker on demand, restarts a killed service and the killed redis-server, and Ctrl-C stops everything", async () => {
   const port = await freePort();
-  start = track(
-    spawn(process.execPath, ["--import", "tsx", "packages/cli/src/main.ts", "start"], {
-      cwd: REPO_ROOT,
-      // From the sources: `npm start` runs dist/ (built first); e2e/test/build.test.ts runs the bundles.
-      env: {
-        PATH: process.env.PATH ?? "",
-        PORT: String(port),
-        STARPOST_DATA_DIR: dir,
-        LOG_LEVEL: "warn",
-        STARPOST_FROM_SOURCE: "true",
-        // One slot per delivery queue shard: one drain at work makes the worker busy.
-        WORKER_CONCURRENCY: "8",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    }),
-  );
-  const out: string[] = [];
-  for (const s of [start.stdout!, start.stderr!]) createInterface({ input: s }).on("line", (l) => out.push(l));
+  // From the sources: `npm start` runs dist/ (built first); e2e/test/build.test.ts runs the bundles.
+  start = spawnStarter(dir, {
+    PORT: String(port),
+    LOG_LEVEL: "warn",
+    // One slot per delivery queue shard: one drain at work makes the worker busy.
+    WORKER_CONCURRENCY: "8",
+  });
+  const out = start.lines;
   const seen = (re: RegExp) => out.some((l) => re.test(l));
   await eventually(
     () => seen(/^starpost is running/),
@@ -111,10 +91,11 @@ it("starts a second webhook worker on demand, restarts a killed service and the 
   );
   await eventually(ready, 30_000, "the gateway ready again after redis");
 
-  const exited = new Promise<number | null>((r) => start!.once("exit", (code) => r(code)));
-  start.kill("SIGINT");
+  const child = start.child;
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  child.kill("SIGINT");
   expect(await exited).toBe(0);
-  for (const [name, pid] of pids) expect(alive(pid), name).toBe(false);
+  for (const [name, pid] of pids) expect(isAlive(pid), name).toBe(false);
   // The restarted ones too: nothing listens on the gateway's or the (restarted) Redis's port.
   const redisPort = Number(/Redis\s+redis:\/\/127\.0\.0\.1:(\d+)/.exec(out.join("\n"))![1]);
   for (const p of [port, redisPort]) expect(await listening(p), `port ${p}`).toBe(false);

@@ -11,7 +11,7 @@ import { ALL_CONFIG_SCHEMAS, ConfigError, parseConfig } from "../../shared/src/c
 import type { ComposeService } from "../../testkit/src/compose-file.ts";
 
 /** How long Redis at REDIS_URL has to answer a PING: a healthy one answers in a millisecond. */
-export const REDIS_CHECK_MS = 3_000;
+const REDIS_CHECK_MS = 3_000;
 
 /** Without REDIS_URL a redis-server must be on the PATH. */
 export function redisServerMissing(env: NodeJS.ProcessEnv): string | undefined {

@@ -46,7 +46,7 @@ function fail(line: string): never {
 }
 
 /** A start failure in one line; a port in use is the gateway's PORT when it is the gateway's. */
-export function startFailureLine(err: StartFailure, port: number | undefined): string {
+function startFailureLine(err: StartFailure, port: number | undefined): string {
   if (port !== undefined && err.reason === `port ${port} is in use`) return `${err.reason} (set PORT)`;
   return err.message;
 }

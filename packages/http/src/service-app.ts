@@ -14,8 +14,9 @@ import {
   type MethodOf,
   type ServiceName,
   parseWith,
+  READY_TIMEOUT_DEFAULT_MS,
 } from "@starpost/shared";
-import { type BotRecord, type Registry, isBotId, isWriteRefused, refusedWrites } from "@starpost/runtime";
+import { type BotRecord, type Registry, countIfRefused, isBotId, refusedWrites } from "@starpost/runtime";
 import { INTERNAL_TOKEN_HEADER } from "./internal-calls.ts";
 
 /** What a method handler gets: the bot the gateway authenticated (its public record, as sent with the call) and its validated params. */
@@ -158,7 +159,7 @@ export interface OpsOptions {
  * a millisecond, so even a loaded machine stays far inside it. A gateway asks the services'
  * /readyz at the same time, with the same limit.
  */
-export const READY_TIMEOUT_MS = 750;
+export const READY_TIMEOUT_MS = READY_TIMEOUT_DEFAULT_MS;
 
 /** /healthz (alive), /readyz (dependencies reachable), /metrics (Prometheus text), request metrics. */
 export function registerOps(app: FastifyInstance, { registry, ready, timeoutMs = READY_TIMEOUT_MS }: OpsOptions) {
@@ -176,10 +177,10 @@ export function registerOps(app: FastifyInstance, { registry, ready, timeoutMs =
     req.log.debug({ req, status: reply.statusCode, ms: reply.elapsedTime }, "request");
     done();
   });
-  const refused = refusedWrites(registry);
+  refusedWrites(registry); // exported from the start, at 0
   // After the error handler answered: a call whose own step Redis refused for memory.
   app.addHook("onError", (_req, _reply, err, done) => {
-    if (isWriteRefused(err)) refused.inc({ write: "step" });
+    countIfRefused(registry, err, "step");
     done();
   });
   app.get("/healthz", async () => ({ ok: true }));

@@ -30,7 +30,7 @@ const BLOCKING = new Set([
 ]);
 
 /** Redis answers in well under a millisecond when healthy; the command timeouts cut in after seconds. */
-export const REDIS_LATENCY_BUCKETS = [
+const REDIS_LATENCY_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
 
@@ -59,7 +59,7 @@ class RoleTimings {
  * cost more than the rest of a Redis command's client-side path; here an observation is a bucket
  * search and three additions.
  */
-export class RedisLatency {
+class RedisLatency {
   readonly name = NAME;
   readonly help =
     "Redis command latency as the process waits for it (queueing, round trip, Redis's time; a Lua step is one command), by client role; blocking reads left out";
@@ -97,7 +97,7 @@ export class RedisLatency {
 const histograms = new WeakMap<Registry, RedisLatency>();
 
 /** The registry's `starpost_redis_command_duration_seconds{role}` histogram, made once per registry. */
-export function redisLatency(registry: Registry): RedisLatency {
+function redisLatency(registry: Registry): RedisLatency {
   let h = histograms.get(registry);
   if (!h) {
     h = new RedisLatency();

@@ -24,6 +24,12 @@ const hostPorts = z
   .refine((nodes) => nodes.every((n) => n.port > 0 && n.port < 65536), "a port must be 1-65535")
   .optional();
 
+/**
+ * How long /readyz waits for its checks by default (READY_TIMEOUT_MS): under a second with room for
+ * a loaded machine, far above a healthy Redis ping (registerOps in @starpost/http says why).
+ */
+export const READY_TIMEOUT_DEFAULT_MS = 500;
+
 const common = {
   HOST: z.string().min(1).default("127.0.0.1"),
   REDIS_URL: z
@@ -42,7 +48,7 @@ const common = {
    */
   REDIS_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(2_000),
   /** How long /readyz waits for its checks (a Redis ping, the services' /readyz) before answering 503. */
-  READY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_000).default(500),
+  READY_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_000).default(READY_TIMEOUT_DEFAULT_MS),
   /** Every call between services carries it; a service answers nothing but health and metrics without it. */
   INTERNAL_TOKEN: z
     .string({ error: "is required (make one: openssl rand -hex 24)" })

@@ -15,3 +15,4 @@ export * from "./polling.ts";
 export * from "./method-rows.ts";
 export * from "./lua-headers.ts";
 export * from "./update-log.ts";
+export * from "./starter.ts";

@@ -3,7 +3,7 @@ import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { expect, it } from "vitest";
-import { eventually, stopProcess, track } from "@starpost/testkit";
+import { eventually, isAlive, stopProcess, track } from "@starpost/testkit";
 
 /**
  * A starter (npm start) runs its processes in process groups of their own, so a signal reaches
@@ -22,15 +22,6 @@ stopOnSignal(async () => {
 process.stdout.write("running " + child.pid + "\\n");
 `;
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 for (const signal of ["SIGHUP", "SIGTERM", "SIGINT"] as const) {
   it(`${signal} stops the starter's processes, then the starter exits 0`, async () => {
     const start = track(
@@ -48,15 +39,15 @@ for (const signal of ["SIGHUP", "SIGTERM", "SIGINT"] as const) {
         () => out.join("\n"),
       );
       pid = Number(out.find((l) => l.startsWith("running "))!.split(" ")[1]);
-      expect(alive(pid)).toBe(true);
+      expect(isAlive(pid)).toBe(true);
       const exited = once(start, "exit");
       start.kill(signal);
       expect((await exited)[0]).toBe(0);
       expect(out).toContain("stopped its process");
-      expect(alive(pid)).toBe(false);
+      expect(isAlive(pid)).toBe(false);
     } finally {
       await stopProcess(start, "SIGKILL");
-      if (pid && alive(pid)) process.kill(pid, "SIGKILL");
+      if (pid && isAlive(pid)) process.kill(pid, "SIGKILL");
     }
   }, 30_000);
 }

@@ -44,7 +44,7 @@ function openFileLimit(): number | undefined {
  * cannot be read): one address (a bench's 10,000 long polls at the usual 20,000) may hold most of
  * the descriptors, never all of them.
  */
-export function gatewayConnectionBound(limits: GatewayLimits): number {
+function gatewayConnectionBound(limits: GatewayLimits): number {
   if (limits.GATEWAY_MAX_CONNECTIONS_PER_ADDRESS !== undefined) return limits.GATEWAY_MAX_CONNECTIONS_PER_ADDRESS;
   const files = openFileLimit();
   return files === undefined ? 4_096 : Math.max(64, Math.floor(files * 0.6));
