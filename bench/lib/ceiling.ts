@@ -25,12 +25,22 @@ export type Hop = "tcp" | "unix";
  * The two-hop floor, measured in the same run as the figure it is compared with: a bare fastify
  * gateway forwarding over an undici keep-alive pool to a bare fastify service (each its own
  * process), over TCP or a Unix socket, under the same load generator settings. CPU per call is the
- * sum of both processes (`floor`).
+ * sum of both processes (and Redis's, with one: `floor`). With `redis` the service runs one Lua step per POST on that
+ * Redis before it answers (see two-hop.ts): the floor of a service that keeps what it is sent.
  */
-export async function twoHopFloor(hop: Hop, o: Omit<LoadOptions, "url"> = {}, pipelining = 1): Promise<LoadResult> {
+export async function twoHopFloor(
+  hop: Hop,
+  o: Omit<LoadOptions, "url"> = {},
+  pipelining = 1,
+  redis?: { url: string; pid: number },
+): Promise<LoadResult> {
   const socket = join(tmpdir(), `starpost-floor-${process.pid}-${Date.now()}.sock`);
   rmSync(socket, { force: true });
-  const service = await startScript("./two-hop.ts", { ROLE: "service", ...(hop === "unix" ? { SOCKET: socket } : {}) });
+  const service = await startScript("./two-hop.ts", {
+    ROLE: "service",
+    ...(hop === "unix" ? { SOCKET: socket } : {}),
+    ...(redis ? { REDIS_URL: redis.url } : {}),
+  });
   try {
     const gateway = await startScript("./two-hop.ts", {
       ROLE: "gateway",
@@ -41,9 +51,11 @@ export async function twoHopFloor(hop: Hop, o: Omit<LoadOptions, "url"> = {}, pi
       const r = await autocannon({
         ...o,
         url: `http://127.0.0.1:${gateway.port}/`,
-        cpuOf: { gateway: gateway.child.pid!, service: service.child.pid! },
+        cpuOf: { gateway: gateway.child.pid!, service: service.child.pid!, ...(redis ? { redis: redis.pid } : {}) },
       });
-      r.cpuUsPerRequest = { floor: (r.cpuUsPerRequest.gateway ?? 0) + (r.cpuUsPerRequest.service ?? 0) };
+      r.cpuUsPerRequest = {
+        floor: (r.cpuUsPerRequest.gateway ?? 0) + (r.cpuUsPerRequest.service ?? 0) + (r.cpuUsPerRequest.redis ?? 0),
+      };
       return r;
     } finally {
       await stopProcess(gateway.child);

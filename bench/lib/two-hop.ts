@@ -6,14 +6,29 @@
  * (the service on a socket prints port 0).
  */
 import Fastify from "fastify";
+import { Redis } from "ioredis";
 import { Pool } from "undici";
+
+/** The floor's one Lua step (sent by its SHA-1 once loaded): the record, then a capped log entry. */
+const STEP = `redis.call("HSET", KEYS[1], ARGV[1], ARGV[2])
+redis.call("HDEL", KEYS[1], ARGV[1] - 1000)
+return redis.call("XADD", KEYS[2], "MAXLEN", "~", 1000, "*", "d", ARGV[2])`;
 
 const answer = { ok: true, result: { message_id: 1, date: 0, chat: { id: 1, type: "private" } } };
 const app = Fastify({ logger: false });
 
 if (process.env.ROLE === "service") {
   app.get("/", async () => answer);
-  app.post("/", async () => answer);
+  // REDIS_URL: each POST first runs one Lua step that keeps its body durably (a record and a log
+  // entry), what any service that owns state does at the least.
+  const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined;
+  redis?.defineCommand("step", { numberOfKeys: 2, lua: STEP });
+  const step = redis as unknown as { step(...args: string[]): Promise<unknown> } | undefined;
+  let n = 0;
+  app.post("/", async (req) => {
+    await step?.step("floor:records", "floor:log", String(++n), JSON.stringify(req.body));
+    return answer;
+  });
   if (process.env.SOCKET) {
     await app.listen({ path: process.env.SOCKET });
     process.stdout.write("listening 0\n");

@@ -65,7 +65,8 @@ export const keys = {
 
   /**
    * Hash: url, secret_token, max_connections, ip_address (as given), resolved_ip, generation
-   * (changes on every set); absent when no webhook.
+   * (changes on every set), drain (the drain epoch: N while epoch N is open, -N once it closed;
+   * update-log's drain-epoch.lua); absent when no webhook.
    */
   webhook: (botId: string | number) => `${PREFIX}:webhook:${tag(botId)}`,
   /**

@@ -1,3 +1,5 @@
+import type { Redis } from "ioredis";
+import { keys } from "@starpost/shared";
 import {
   appendUpdates,
   ENTRY_FIELDS,
@@ -37,4 +39,10 @@ export function encodeEntry(e: Omit<LogEntry, "update_id">): (string | number)[]
     ENTRY_FIELDS.json,
     e.json,
   ];
+}
+
+/** The ticket of the bot's open drain epoch (its drain job's name), as drain-epoch.lua spells it; undefined when none is open. */
+export async function openTicket(redis: Redis, botId: string): Promise<string | undefined> {
+  const [generation, epoch] = await redis.hmget(keys.webhook(botId), "generation", "drain");
+  return generation !== null && Number(epoch) > 0 ? `${generation}_${epoch}` : undefined;
 }

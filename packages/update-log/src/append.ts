@@ -2,7 +2,7 @@ import type { Redis } from "ioredis";
 import type { DeliveryQueues } from "./delivery-queue.ts";
 import { channels, chatJson, keys, toInteger, type Chat } from "@starpost/shared";
 import { updateKind } from "./update-kinds.ts";
-import { logScripts } from "./lua/index.ts";
+import { logScripts, type DrainFirst } from "./lua/index.ts";
 
 /** At most this many unconfirmed updates per bot; beyond it new ones are dropped. */
 export const MAX_PENDING_UPDATES = 100_000;
@@ -20,19 +20,24 @@ export interface UpdateSink {
 
 /**
  * The one way to tell a bot something: runs `step`, a Lua script that appends through
- * update-log.lua, then schedules the bot's webhook delivery when the script's pending signal
- * (log_close's value, picked out of the reply by `pending`) says so. A request Redis refuses is
- * tried again by this process (DeliveryQueues.request); if this process dies in between, its
- * restart makes the workers sweep.
+ * update-log.lua, then adds the drain job of the epoch the step opened, when it opened one (its
+ * ticket, log_close's value, picked out of the reply by `drain`, with what the job may carry). A
+ * request Redis refuses is tried again by this process (DeliveryQueues.request); if this process
+ * dies in between, its restart makes the workers sweep.
  */
 export async function appendThenDeliver<R>(
   sink: UpdateSink,
   botId: string,
   step: (redis: Redis) => Promise<R>,
-  pending: (reply: R) => boolean,
+  drain: (reply: R) => string | { ticket: string; first?: DrainFirst } | undefined,
 ): Promise<R> {
   const reply = await step(sink.redis);
-  await sink.deliveryQueue.request(botId, { cause: "appended", pending: pending(reply) });
+  const opened = drain(reply);
+  if (opened !== undefined)
+    await sink.deliveryQueue.request(botId, {
+      cause: "appended",
+      ...(typeof opened === "string" ? { ticket: opened } : opened),
+    });
   return reply;
 }
 
@@ -168,6 +173,7 @@ export async function appendUpdatesOnce(
           openQueries: keys.openCallbackQueries(botId),
           idempotency: keys.pushKey(botId, idempotency?.key ?? ""),
           invoices: keys.invoices(botId),
+          status: keys.webhookStatus(botId),
         },
         {
           log: logArgs(botId),
@@ -178,7 +184,7 @@ export async function appendUpdatesOnce(
           records: args,
         },
       ),
-    (reply) => reply?.webhook === true,
+    (reply) => reply?.drain,
   );
   if (!reply) return { outcome: "bot_not_found" };
   if (reply.repeat && !reply.repeat.sameRequest) return { outcome: "idempotency_key_reused" };

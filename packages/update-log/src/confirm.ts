@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
 import { channels, keys } from "@starpost/shared";
-import { logScripts } from "./lua/index.ts";
+import { logScripts, type DrainEpoch } from "./lua/index.ts";
 
 /** A webhook delivery attempt as the activity log shows it. */
 export interface Attempt {
@@ -16,14 +16,16 @@ export interface Attempt {
  * Confirms (deletes) updates and records why, in one step: `attempt` is the webhook delivery that
  * took them (a 2xx: an "attempt" and a "confirm" entry), or undefined when they were given up
  * (`reason`: a "drop" entry). A duplicate-delivery fault makes taken ones come again (replay.lua).
+ * `ticket` is the drain's epoch: nothing is confirmed once its webhook changed, and the step
+ * closes the epoch when it leaves the log empty (confirm-updates.lua).
  */
 export async function confirmUpdates(
   redis: Redis,
   botId: string,
+  ticket: string,
   updateIds: number[],
   how: { attempt: Attempt } | { reason: string },
-): Promise<number> {
-  if (updateIds.length === 0) return 0;
+): Promise<{ deleted: number; epoch: DrainEpoch }> {
   const attempt = "attempt" in how ? how.attempt : undefined;
   return logScripts.confirmUpdates(
     redis,
@@ -33,6 +35,7 @@ export async function confirmUpdates(
       counter: keys.updateSeq(botId),
       bot: keys.bot(botId),
       faults: keys.faults(botId),
+      webhook: keys.webhook(botId),
     },
     {
       attempt: attempt ? JSON.stringify(attempt) : "",
@@ -44,6 +47,7 @@ export async function confirmUpdates(
       ),
       wakeChannel: channels.wake.name(botId),
       botId,
+      ticket,
       ids: updateIds,
     },
   );

@@ -2,12 +2,15 @@ import { Queue, type JobType } from "bullmq";
 import type { Redis } from "ioredis";
 import { DELIVERY_SHARDS, keys, shardOf } from "@starpost/shared";
 import type { Logger } from "@starpost/runtime";
-import { logScripts } from "./lua/index.ts";
+import { logScripts, type DrainFirst } from "./lua/index.ts";
+import { drainJobId } from "./ticket.ts";
 
 /**
- * Webhook delivery jobs: one BullMQ job drains one bot's log. The job id is derived from the
- * bot id, so adding a job for a bot that already has one waiting or running is a no-op: one drain
- * per bot at a time across every worker process.
+ * Webhook delivery jobs: one BullMQ job drains one bot's log for one drain epoch (ticket.ts). An
+ * epoch opens in the step that appends to a bot nobody drains, and closes in the step that
+ * leaves its log empty; the job id names the bot and the epoch, so adding a job for an epoch that
+ * has one waiting or running is a no-op: one drain per bot at a time across every worker process,
+ * and an append after a close never lands in the ending job.
  *
  * The jobs are spread over DELIVERY_SHARDS queues, each under its own hash tag, so on a Redis
  * Cluster no one master carries every job; a bot always goes to the same queue.
@@ -15,9 +18,13 @@ import { logScripts } from "./lua/index.ts";
 
 export interface DrainJob {
   botId: string;
+  ticket: string;
+  /**
+   * The webhook, its status and the whole log as the step that opened the epoch left them (a
+   * small log only): the job's first run starts from them without reading.
+   */
+  first?: DrainFirst;
 }
-
-export const drainJobId = (botId: string) => `bot-${botId}`;
 
 /** A drain request Redis refused is tried again after this long, doubling up to the maximum. */
 const RETRY_MIN_MS = 500;
@@ -59,7 +66,9 @@ export class DeliveryQueues {
         { botId, err: { message: (err as Error).message } },
         "could not schedule a drain; trying again",
       );
-      if (this.dirty.size < MAX_DIRTY_BOTS) this.dirty.set(botId, why);
+      // Tried again later, the job reads the log instead of carrying it; a later epoch's request wins.
+      if (this.dirty.size < MAX_DIRTY_BOTS)
+        this.dirty.set(botId, why.cause === "appended" ? { cause: "appended", ticket: why.ticket } : why);
       else this.sweepWanted = true;
       this.retryTimer ??= setTimeout(() => void this.retry(), this.retryMs);
     }
@@ -128,10 +137,13 @@ export function createDeliveryQueue(connection: Redis, logger?: Logger): Deliver
  * one place that decides whether and when a bot's webhook delivery runs.
  */
 export type DrainCause =
-  /** a Lua step appended through update-log.lua; `pending` is its pending signal (log_close). */
-  | { cause: "appended"; pending: boolean }
-  /** setWebhook stored a webhook; `pending` updates wait in the log. */
-  | { cause: "webhook_set"; pending: number }
+  /**
+   * a step opened the bot's drain epoch (`ticket`: log_close's, release-retry.lua's), with what
+   * its job may carry.
+   */
+  | { cause: "appended"; ticket: string; first?: DrainFirst }
+  /** setWebhook stored a webhook; its first epoch's `ticket` when updates wait in the log. */
+  | { cause: "webhook_set"; ticket: string | undefined }
   /**
    * Redis is asked (a webhook set and updates pending?): after a drain ended (`retryAt`: not
    * before then, after a drain that failed) and on the workers' reconciler passes.
@@ -139,34 +151,39 @@ export type DrainCause =
   | { cause: "recheck"; redis: Redis; retryAt?: number };
 
 /**
- * Makes sure the bot's drain job exists when `why` calls for one. A job that exists (waiting,
- * running or delayed) is kept: the job id is per bot (a running drain notices new webhook
- * settings by itself). Resolves to whether a drain was asked for.
+ * Makes sure the drain job of the bot's open epoch exists when `why` calls for one. A job that
+ * exists (waiting, running or delayed) is kept: the job id names the epoch (a running drain
+ * notices new webhook settings by itself). Resolves to whether a drain was asked for.
  */
 export async function requestDrain(queues: DeliveryQueues, botId: string, why: DrainCause): Promise<boolean> {
   let delayMs = 0;
+  let ticket: string | undefined;
+  let first: DrainFirst | undefined;
   switch (why.cause) {
     case "appended":
-      if (!why.pending) return false;
+      ({ ticket, first } = why);
       break;
     case "webhook_set":
       // A retry of the old webhook's was dropped with its status: the new webhook is tried at once.
-      if (why.pending === 0) return false;
+      ticket = why.ticket;
       break;
-    case "recheck": {
+    case "recheck":
       // A change right after is covered by the drain or the next request.
-      const pending = await logScripts.pendingForWebhook(
+      ticket = await logScripts.pendingForWebhook(
         why.redis,
         { webhook: keys.webhook(botId), log: keys.updateLog(botId) },
         {},
       );
-      if (pending === 0) return false;
       if (why.retryAt !== undefined) delayMs = Math.max(0, why.retryAt - Date.now());
       break;
-    }
   }
+  if (ticket === undefined) return false;
   await queues
     .forBot(botId)
-    .add("drain", { botId }, { jobId: drainJobId(botId), delay: delayMs, removeOnComplete: true, removeOnFail: true });
+    .add(
+      "drain",
+      { botId, ticket, ...(first ? { first } : {}) },
+      { jobId: drainJobId(botId, ticket), delay: delayMs, removeOnComplete: true, removeOnFail: true },
+    );
   return true;
 }

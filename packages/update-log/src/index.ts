@@ -11,4 +11,5 @@ export * from "./drain.ts";
 export * from "./lua/index.ts";
 export * from "./poll.ts";
 export * from "./replay.ts";
+export * from "./ticket.ts";
 export * from "./update-kinds.ts";

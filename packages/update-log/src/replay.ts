@@ -1,5 +1,6 @@
 import { channels, keys } from "@starpost/shared";
 import { appendThenDeliver, type UpdateSink } from "./append.ts";
+import { ticketOf } from "./ticket.ts";
 import { logScripts } from "./lua/index.ts";
 
 /** A replay lives as long as the longest-lived update kind: a day. */
@@ -32,7 +33,7 @@ export async function replayUpdate(sink: UpdateSink, botId: string, updateId: nu
           botId,
         },
       ),
-    ([outcome, , webhook]) => outcome === "replayed" && webhook === 1,
+    ([outcome, , ticket]) => (outcome === "replayed" ? ticketOf(ticket) : undefined),
   );
   return outcome;
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createRedis, type Redis } from "@starpost/runtime";
 import { createDeliveryQueue, drainJobId, type DeliveryQueues } from "@starpost/update-log";
-import { botClient, eventually, startStack, type TestStack } from "@starpost/testkit";
+import { botClient, eventually, openTicket, startStack, type TestStack } from "@starpost/testkit";
 import { waitForUpdate } from "./helpers.ts";
 
 let stack: TestStack;
@@ -34,7 +34,7 @@ it("payment updates of a bot with a webhook get a delivery job (no worker runs h
       prices: [{ label: "x", amount: 3 }],
     })
   ).body.result.message_id;
-  expect(await queue.forBot(String(bot.id)).getJob(drainJobId(String(bot.id)))).toBeUndefined();
+  expect(await openTicket(stack.redis, String(bot.id))).toBeUndefined();
 
   const paying = stack.platform.call("POST", `/bots/${bot.id}/payments`, {
     chat_id: 701,
@@ -43,9 +43,11 @@ it("payment updates of a bot with a webhook get a delivery job (no worker runs h
   });
   const q = await waitForUpdate(stack, bot.id, (u) => u.pre_checkout_query);
   // The drain job is scheduled right after the step that appended the query.
-  const jobOf = () => queue.forBot(String(bot.id)).getJob(drainJobId(String(bot.id)));
+  const ticket = await openTicket(stack.redis, String(bot.id));
+  expect(ticket).toBeDefined();
+  const jobOf = () => queue.forBot(String(bot.id)).getJob(drainJobId(String(bot.id), ticket!));
   await eventually(async () => (await jobOf()) !== undefined, 10_000, "the drain job");
-  expect((await jobOf())?.data).toEqual({ botId: String(bot.id) });
+  expect((await jobOf())?.data).toEqual({ botId: String(bot.id), ticket });
   expect(
     (await call("answerPreCheckoutQuery", { pre_checkout_query_id: q.pre_checkout_query.id, ok: true })).body.result,
   ).toBe(true);

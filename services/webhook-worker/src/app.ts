@@ -19,6 +19,8 @@ import { replyMethodRunner } from "./reply-method.ts";
 
 /** How long an idle BullMQ worker blocks for (one per queue shard per process). */
 const IDLE_BLOCK_S = 30;
+/** A drain job started later than this after its push reads the bot instead of using what it carries. */
+const FIRST_FRESH_MS = 1000;
 
 export interface WorkerDeps {
   redis: Redis;
@@ -64,6 +66,8 @@ export interface DeliveryWorkerDeps extends WorkerDeps {
   sender: SenderOptions;
   /** failing bots whose oldest pending update a scrape reads (METRICS_PENDING_SAMPLE). */
   pendingSample: number;
+  /** FIRST_FRESH_MS unless given (tests). */
+  firstFreshMs?: number;
 }
 
 export interface DeliveryWorker {
@@ -149,11 +153,11 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     claimMs: deps.lockDurationMs,
     run: (botId, signal) => {
       here.set(botId, "retrying");
-      return new BotDrain({ ...drainDeps, crowded: () => true }, botId, "retry")
+      return new BotDrain({ ...drainDeps, crowded: () => true }, botId, { mode: "retry" })
         .run(signal)
         .finally(() => here.delete(botId));
     },
-    request: (botId) => track(queue.request(botId, { cause: "appended", pending: true })),
+    request: (botId, ticket) => track(queue.request(botId, { cause: "appended", ticket })),
   });
 
   /**
@@ -206,7 +210,15 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     };
     // Handed over, the drain is the timer's: it ends at its next wait for a retry, as a timer run does.
     const crowded = () => handing !== undefined || shardCrowded();
-    const run = new BotDrain({ ...drainDeps, crowded, slow: { ms: deps.slowMs, onSlow } }, botId).run(own.signal);
+    // What the job carries is the bot as its epoch opened: used by the job's first run, started
+    // within FIRST_FRESH_MS of the push (a webhook replaced since is found by the confirmation,
+    // which keeps the update for the new one), not by a run again after its worker died
+    // (attemptsStarted counts BullMQ's starts of the job) nor by a job that waited in a backlog.
+    const fresh = job.attemptsStarted <= 1 && Date.now() - job.timestamp < (deps.firstFreshMs ?? FIRST_FRESH_MS);
+    const start = { mode: "job" as const, ticket: job.data.ticket, first: fresh ? job.data.first : undefined };
+    const run = new BotDrain({ ...drainDeps, crowded, slow: { ms: deps.slowMs, onSlow } }, botId, start).run(
+      own.signal,
+    );
     // Handed over, the drain outlives its job: it listens to the stop until its own end.
     const unlisten = () => stop.signal.removeEventListener("abort", onStop);
     run.then(unlisten, unlisten);
@@ -248,12 +260,13 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   );
 
   /**
-   * An append made while a drain was running found the job and was deduplicated away, so once
-   * the job is gone, look at the log again and schedule the next drain. A bot the retry timer
-   * holds is the timer's: no follow-up.
+   * A drain that ended with its epoch open (the webhook changed, SIGTERM, a Redis error) looks at
+   * the log again once its job is gone, and schedules the epoch's next job. One that closed its
+   * epoch ("empty") needs none: an append after the close opened the next epoch, with its own
+   * job. A bot the retry timer holds is the timer's: no follow-up.
    */
-  const follow = (botId: string, outcome: DrainOutcome, retryAt?: number) => {
-    if (outcome.reason === "backoff" || outcome.reason === "held" || outcome.reason === "handed") return;
+  const follow = (botId: string, outcome: DrainOutcome["reason"] | "failed", retryAt?: number) => {
+    if (outcome === "empty" || outcome === "backoff" || outcome === "held" || outcome === "handed") return;
     void track(queue.request(botId, { cause: "recheck", redis, retryAt }));
   };
   /** A request in flight, awaited on close. */
@@ -265,13 +278,13 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   for (const worker of workers) {
     worker.on("completed", (job, outcome) => {
       metrics.drains.inc({ reason: outcome.reason });
-      follow(job.data.botId, outcome);
+      follow(job.data.botId, outcome.reason);
     });
     worker.on("failed", (job, err) => {
       metrics.drains.inc({ reason: "failed" });
       logger.warn({ botId: job?.data.botId, err: { message: err.message } }, "drain failed");
       // Redis trouble, say: the bot's drain is tried again in a second.
-      if (job) follow(job.data.botId, { reason: "empty" }, Date.now() + 1000);
+      if (job) follow(job.data.botId, "failed", Date.now() + 1000);
     });
     worker.on("stalled", (jobId) => logger.warn({ jobId }, "drain stalled (its worker died); running it again"));
     worker.on("error", (err) => {

@@ -5,7 +5,7 @@ import { loadWebhook } from "@starpost/runtime";
 import { HANDED_PER_SLOT, RetryTimer } from "../src/drain/retry-timer.ts";
 import type { DrainOutcome } from "../src/drain/bot-drain.ts";
 import { drainJobId } from "@starpost/update-log";
-import { botClient, startReceiver, userMessage, type Answer } from "@starpost/testkit";
+import { botClient, openTicket, startReceiver, userMessage, type Answer } from "@starpost/testkit";
 import { eventually, startWorker, useQueueStack } from "./worker-harness.ts";
 
 /**
@@ -45,7 +45,9 @@ describe("the retry timer", () => {
       // While it waits, the bot has no drain job (waiting, delayed or running): the one that
       // parked it ends once it has.
       await eventually(
-        async () => (await t.queues.forBot(botId).getJob(drainJobId(botId))) === undefined,
+        async () =>
+          (await t.queues.forBot(botId).getJob(drainJobId(botId, (await openTicket(t.stack.redis, botId))!))) ===
+          undefined,
         5000,
         "the parking job gone",
       );
@@ -76,10 +78,11 @@ describe("the retry timer", () => {
 
   it("takes up a run whose worker died: the claim lapsed with the bot marked as running", async () => {
     const { bot, botId, receiver } = await hookedBot();
-    await t.stack.platform.pushUpdate(bot.id, userMessage(1, "after a crash"));
-    // What a worker killed during a retry run leaves: the mark and a claim that has lapsed.
+    // What a worker killed during a retry run leaves: the mark and a claim that has lapsed; an
+    // update pushed since waits for the run.
     await t.stack.redis.hset(keys.webhookStatus(botId), "retry_at", "run");
     await t.stack.redis.zadd(keys.webhookRetries(), Date.now() - 1, botId);
+    await t.stack.platform.pushUpdate(bot.id, userMessage(1, "after a crash"));
     const worker = startWorker(t.stack);
     try {
       await receiver.waitFor((got) => got.length === 1, 10_000);

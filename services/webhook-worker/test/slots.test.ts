@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { botClient, startReceiver, userMessage } from "@starpost/testkit";
+import { botClient, openTicket, startReceiver, userMessage } from "@starpost/testkit";
 import { keys } from "@starpost/shared";
 import { drainJobId } from "@starpost/update-log";
 import { eventually, startWorker, useQueueStack } from "./worker-harness.ts";
@@ -29,7 +29,8 @@ async function statesWhileWaiting(concurrency: number): Promise<Set<string>> {
     await t.stack.platform.pushUpdate(bot.id, userMessage(1, "later"));
     await r.waitFor((got) => got.length === 1);
     const states = new Set<string>();
-    const job = () => t.queues.forBot(String(bot.id)).getJob(drainJobId(String(bot.id)));
+    const ticket = (await openTicket(t.stack.redis, String(bot.id)))!;
+    const job = () => t.queues.forBot(String(bot.id)).getJob(drainJobId(String(bot.id), ticket));
     const botId = String(bot.id);
     await eventually(async () => {
       if (r.received.length >= 2) return true;

@@ -124,3 +124,46 @@ describe("a lost announcement", () => {
     expect(ids.size).toBe(100);
   });
 });
+
+describe("a drain job that carries its push's updates (it starts without reading)", () => {
+  /** A bot with a webhook at `old` and one update pushed while no worker runs, then its webhook moved to `next`. */
+  async function movedAfterPush() {
+    const bot = await newBot();
+    const [old, next] = [await receiver(), await receiver()];
+    await bot.api("setWebhook", { url: old.url });
+    await stack.platform.pushUpdate(bot.id, userMessage(1, "pushed before the move"));
+    await stack.redis.del(keys.webhookSetLimit(bot.id)); // the once-a-second limit is not under test here
+    expect((await bot.api("setWebhook", { url: next.url })).body.ok).toBe(true);
+    const drained = () =>
+      eventually(
+        async () => (await bot.api("getWebhookInfo")).body.result.pending_update_count === 0,
+        10_000,
+        "the update to be confirmed",
+      );
+    return { old, next, drained };
+  }
+
+  it("started in time, sends to the webhook of the push; the confirmation finds it replaced and keeps the update for the new one", async () => {
+    const { old, next, drained } = await movedAfterPush();
+    const worker = startWorker(stack, { firstFreshMs: 60_000 });
+    try {
+      await drained();
+      expect(old.received.map((g) => g.update.message.text)).toEqual(["pushed before the move"]);
+      expect(next.received.map((g) => g.update.update_id)).toEqual([old.received[0]!.update.update_id]);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it("started late, reads the bot instead: only the new webhook gets the update", async () => {
+    const { old, next, drained } = await movedAfterPush();
+    const worker = startWorker(stack, { firstFreshMs: 0 });
+    try {
+      await drained();
+      expect(next.received.map((g) => g.update.message.text)).toEqual(["pushed before the move"]);
+      expect(old.received).toEqual([]);
+    } finally {
+      await worker.close();
+    }
+  });
+});

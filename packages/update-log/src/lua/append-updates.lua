@@ -12,6 +12,7 @@
   KEYS[12] openQueries: the bot's open callback queries (zset: id -> expiry, Unix ms)
   KEYS[13] idempotency: the idempotency key's hash (any key of the bot's slot when there is none)
   KEYS[14] invoices: invoices hash (a message the history drops takes its invoice record along)
+  KEYS[15] status: webhook status hash
   ARGV[1..3] log: the log's arguments (pending cap, wake channel, bot id)
   ARGV[4] chats: C, number of chats       ARGV[5] users: U, number of users
   ARGV[6] keyLifetime: how long the idempotency key is kept (ms), 0 without one
@@ -21,11 +22,31 @@
   then per update 8 values: kind, "1" when opt-in, queue key, expiry (Unix ms), payload JSON,
   history chat id ("" for none), message id ("" to take the chat's next one), and the callback
   query id to open ("" for none): kept until the expiry, so answerCallbackQuery finds it
-  Returns { -1 } when the bot does not exist; otherwise { webhook (0/1), r1, r2, ... } where each
-  r is the update_id assigned, or the reason the update was dropped ("not_allowed", "too_many_pending"),
-  followed, for an update recorded in a history, by its message id; or, for a key already used,
-  { -2, 1 when the fingerprint matches else 0, the first reply as JSON }.
+  Returns { -1 } when the bot does not exist; otherwise { ticket, first, r1, r2, ... } where the
+  ticket is log_close's (a drain epoch this step opened, else 0), `first` is 0 or, when this step
+  opened the epoch of a bot the retry timer does not hold and the whole log is small, what a drain
+  job carries so that it starts without reading (open-drain.lua's reply: the webhook and status
+  hashes and the log's rows), and each r is the update_id assigned, or the reason the update was
+  dropped ("not_allowed", "too_many_pending"), followed, for an update recorded in a history, by
+  its message id; or, for a key already used, { -2, 1 when the fingerprint matches else 0, the
+  first reply as JSON ({ ticket, r1, r2, ... }) }.
 ]]
+
+-- A drain job carries the log when it holds at most this many entries of at most this many bytes.
+local CARRY_ROWS = 16
+local CARRY_BYTES = 16384
+
+local function drain_first(ticket)
+  if ticket == 0 or redis.call("HEXISTS", KEYS[15], "retry_at") == 1 then return 0 end
+  if redis.call("XLEN", KEYS[1]) > CARRY_ROWS then return 0 end
+  local rows = redis.call("XRANGE", KEYS[1], "-", "+")
+  local bytes = 0
+  for _, row in ipairs(rows) do
+    for _, v in ipairs(row[2]) do bytes = bytes + #v end
+  end
+  if bytes > CARRY_BYTES then return 0 end
+  return { redis.call("HGETALL", KEYS[4]), redis.call("HGETALL", KEYS[15]), rows }
+end
 --!include update-log.lua
 if redis.call("EXISTS", KEYS[6]) == 0 then return { -1 } end
 local keyed = ARGV[6] ~= "0"
@@ -64,11 +85,13 @@ while i <= #ARGV do
   end
   i = i + 8
 end
-local out = { log_close(log) }
+local ticket = log_close(log)
+local out = { ticket }
 for _, r in ipairs(results) do out[#out + 1] = r end
 if keyed then
   -- Stored after the step's first write: a call Redis refuses for memory keeps no key either.
   redis.call("HSET", KEYS[13], "fingerprint", ARGV[7], "reply", cjson.encode(out))
   redis.call("PEXPIRE", KEYS[13], ARGV[6])
 end
+table.insert(out, 2, drain_first(ticket))
 return out

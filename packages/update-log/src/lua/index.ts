@@ -1,4 +1,5 @@
 import { luaSlot, RUNTIME_LUA, scriptsIn, type LuaValue } from "@starpost/runtime";
+import { ticketOf } from "../ticket.ts";
 
 const { one, run, rest } = luaSlot;
 
@@ -16,6 +17,9 @@ export type PollOutcome =
   | { outcome: "wait" }
   | { outcome: "gone" };
 
+/** A drain's epoch after a step (drain-epoch.lua's drain_close, or "changed": the webhook changed). */
+export type DrainEpoch = "closed" | "more" | "stale" | "changed";
+
 /** This folder: scripts elsewhere include update-log.lua, wake.lua and log-entry.lua from it. */
 export const UPDATE_LOG_LUA = new URL("./", import.meta.url).href;
 
@@ -31,9 +35,17 @@ export const logSlots = {
   kind: () => run(3),
 };
 
+/** What a drain job starts from without reading: open-drain.lua's webhook and status hashes (field/value lists) and log rows. */
+export interface DrainFirst {
+  webhook: string[];
+  status: string[];
+  rows: [string, string[]][];
+}
+
 /** What append-updates.lua answers for a bot that exists. */
 export interface AppendReply {
-  webhook: boolean;
+  /** the drain epoch the step opened, and what its job may carry (see DeliveryQueues.request). */
+  drain?: { ticket: string; first?: DrainFirst };
   results: (number | string)[];
   repeat?: { sameRequest: boolean };
 }
@@ -52,6 +64,7 @@ export const logScripts = {
       openQueries: one(),
       idempotency: one(),
       invoices: one(),
+      status: one(),
     },
     args: {
       log: logSlots.args(),
@@ -70,9 +83,12 @@ export const logScripts = {
       if (r[0] === -1) return undefined;
       if (r[0] === -2) {
         const first = JSON.parse(r[2] as string) as (number | string)[];
-        return { webhook: false, results: first.slice(1), repeat: { sameRequest: r[1] === 1 } };
+        return { results: first.slice(1), repeat: { sameRequest: r[1] === 1 } };
       }
-      return { webhook: r[0] === 1, results: r.slice(1) };
+      const ticket = ticketOf(r[0]);
+      const carried = r[1] as unknown as 0 | [string[], string[], [string, string[]][]];
+      const first = carried === 0 ? undefined : { webhook: carried[0], status: carried[1], rows: carried[2] };
+      return { ...(ticket ? { drain: { ticket, ...(first ? { first } : {}) } } : {}), results: r.slice(2) };
     },
   }),
   pollUpdates: script("poll-updates.lua", {
@@ -105,22 +121,23 @@ export const logScripts = {
       head === "ok" ? { outcome: "updates", updates } : { outcome: head as "webhook" | "wait" | "gone" },
   }),
   confirmUpdates: script("confirm-updates.lua", {
-    keys: { stream: one(), activity: one(), counter: one(), bot: one(), faults: one() },
+    keys: { stream: one(), activity: one(), counter: one(), bot: one(), faults: one(), webhook: one() },
     args: {
       attempt: one(),
       kind: one<"confirm" | "drop">(),
       data: one(),
       wakeChannel: one(),
       botId: one(),
+      ticket: one(),
       ids: rest<number>(),
     },
-    reply: (n: number) => n,
+    reply: ([deleted, epoch]: [number, DrainEpoch]) => ({ deleted, epoch }),
   }),
   replayUpdate: script("replay-update.lua", {
     keys: { stream: one(), counter: one(), activity: one(), webhook: one(), bot: one() },
     args: { updateId: one<number>(), expiry: one<number>(), wakeChannel: one(), botId: one() },
-    reply: (r: [string, number?, number?]) =>
-      r as ["replayed", number, number] | ["bot_not_found" | "pending" | "not_found"],
+    reply: (r: [string, number?, (number | string)?]) =>
+      r as ["replayed", number, number | string] | ["bot_not_found" | "pending" | "not_found"],
   }),
   releasePoll: script("release-poll.lua", {
     keys: { owner: one() },
@@ -130,7 +147,7 @@ export const logScripts = {
   pendingForWebhook: script("pending-for-webhook.lua", {
     keys: { webhook: one(), log: one() },
     args: {},
-    /** the pending updates of a bot with a webhook, 0 without one. */
-    reply: (n: number) => n,
+    /** the ticket of the bot's open drain epoch when updates are pending for its webhook. */
+    reply: (ticket: string) => ticketOf(ticket),
   }),
 };

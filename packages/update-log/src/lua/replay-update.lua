@@ -7,10 +7,12 @@
   ARGV[1] updateId: the update_id      ARGV[2] expiry: the replay's expiry (Unix ms)
   ARGV[3] wakeChannel: the bot's wake shard channel   ARGV[4] botId: the bot id
   Returns { "bot_not_found" }, { "pending" } (not confirmed yet), { "not_found" } (not in the
-  activity log any more, or never) or { "replayed", slot, webhook (0/1) }.
+  activity log any more, or never) or { "replayed", slot, drain ticket (drain_open's: 0 when none
+  is wanted) }.
 ]]
 --!include replay.lua
 --!include wake.lua
+--!include drain-epoch.lua
 if redis.call("EXISTS", KEYS[5]) == 0 then return { "bot_not_found" } end
 local id = ARGV[1]
 if #redis.call("XRANGE", KEYS[1], id .. "-0", id .. "-0") > 0 then return { "pending" } end
@@ -23,7 +25,7 @@ for _, row in ipairs(redis.call("XREVRANGE", KEYS[3], "+", "-")) do
     local slot = replay_append(KEYS[1], KEYS[2], KEYS[3],
       { kind = kind, queue = "replay", expiry = ARGV[2], update = update }, "platform")
     wake_grew(ARGV[3], ARGV[4])
-    return { "replayed", slot, redis.call("EXISTS", KEYS[4]) }
+    return { "replayed", slot, drain_open(KEYS[4]) }
   end
 end
 return { "not_found" }

@@ -13,15 +13,17 @@
       invoices hash) -> payload, message id: records a message in its chat's history (history.lua
          keeps its newest messages, and drops the invoice record of one it drops); an empty message id takes the chat's next one and puts it in front of
          the payload's keys
-    log_close(log) -> 1 when something was appended and the bot has a webhook (the pending signal:
-      the caller's appendThenDeliver schedules the bot's drain job, and the workers' reconciler
-      does if the caller dies first), else 0; when something was appended, publishes once on the
+    log_close(log) -> a drain ticket when something was appended for a webhook and this step
+      opened the bot's drain epoch (drain-epoch.lua: the caller's appendThenDeliver schedules the
+      epoch's drain job, and the workers' reconciler does if the caller dies first), else 0 (no
+      webhook, or the open epoch's drain takes it); when something was appended, publishes once on the
       bot's wake channel, which wakes a waiting poll or the running drain of the bot. For a bot
       without a webhook the message carries the updates appended when they come to at most
       WAKE_CARRY_BYTES of JSON: a waiting poll answers with them without reading the log.
   The entry's fields are log-entry.lua's (included here).
 ]]
 --!include wake.lua
+--!include drain-epoch.lua
 --!include log-entry.lua
 --!include activity.lua
 --!include history.lua
@@ -78,7 +80,8 @@ end
 local function log_close(log)
   if not log.appended then return 0 end
   wake_grew(log.channel, log.bot, log.first_id, log.carried)
-  return log.webhook
+  if log.webhook == 0 then return 0 end
+  return drain_open(log.k[4])
 end
 
 -- The server's clock in ms, so every replica stamps and expires alike.

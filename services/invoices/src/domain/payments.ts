@@ -245,7 +245,7 @@ async function payTarget(
           fields: Object.entries({ ...fields, invoice_message: invoiceField(t) }).flat(),
         },
       ),
-    (r) => r.outcome === "new" && r.webhook,
+    (r) => (r.outcome === "new" ? r.drain : undefined),
   );
   const { outcome } = recorded;
   if (recorded.outcome === "missing") {
@@ -340,7 +340,7 @@ export async function answerPreCheckoutQuery(
       crashPoint("answer-pre-checkout:after-script");
       return reply;
     },
-    (reply) => reply.answer === "paid" && reply.webhook,
+    (reply) => reply.drain,
   );
   if (answer === "invalid") return { outcome: "query_id_invalid" };
   // At once here; other replicas hear the step's message.

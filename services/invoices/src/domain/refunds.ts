@@ -44,7 +44,7 @@ export async function refundStarPayment(
           ...paymentJson.refunded,
         },
       ),
-    (reply) => reply.webhook === true,
+    (reply) => reply.drain,
   );
   if (status !== "refunded") return { outcome: REFUSALS[status] };
   return ok(true);

@@ -51,7 +51,8 @@ export async function advanceClock(
     d,
     botId,
     async (redis) => {
-      const run = { date: 0, renewals: 0, ended: 0, pending: false };
+      // The last epoch a renewal opened: an earlier one was closed by a drain that had its job.
+      const run = { date: 0, renewals: 0, ended: 0, drain: undefined as string | undefined };
       for (;;) {
         const renewal = await invoiceScripts.renewSubscription(
           redis,
@@ -70,11 +71,11 @@ export async function advanceClock(
         if (renewal.status === "ended") run.ended++;
         else {
           run.renewals++;
-          if (renewal.webhook) run.pending = true;
+          run.drain = renewal.drain ?? run.drain;
         }
       }
     },
-    (run) => run.pending,
+    (run) => run.drain,
   );
   return ok({ date, renewals, ended });
 }

@@ -24,7 +24,7 @@
   (published with how it ended: "<announce> paid <charge id>", "… declined <error message>" or
   "… failed <error message>", so the waiting payment needs no read)
   Every outcome but "invalid" is a "payment" entry of the bot's activity log (KEYS[5]).
-  Returns { "invalid" }, { "declined" }, { "failed", error message } or { "paid", webhook (0/1), charge id }.
+  Returns { "invalid" }, { "declined" }, { "failed", error message } or { "paid", drain ticket (log_close's, 0 for none), charge id }.
 ]]
 --!include update-log.lua
 --!include fill.lua
@@ -104,7 +104,7 @@ local message_id, message = values.message_id, fill(ARGV[9], values)
 history_record(KEYS[10], KEYS[11], q[4], message_id, message, KEYS[17])
 local log = log_open({ KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5] }, ARGV[1], ARGV[2], ARGV[3])
 log_append(log, ARGV[4], ARGV[5], q[11], now + tonumber(ARGV[6]), message)
-local pending = log_close(log)
+local ticket = log_close(log)
 -- The invoice message's payments, which the platform's history shows (`paid`), while the history
 -- still holds the message (history.lua drops the count with it).
 if q[18] and q[18] ~= "" and redis.call("HEXISTS", KEYS[11], q[18]) == 1 then
@@ -115,4 +115,4 @@ payment_entry("paid", {
   { "subscription", period > 0 and "true" or nil },
 })
 redis.call("SPUBLISH", ARGV[13], ARGV[14] .. " paid " .. q[5])
-return { "paid", pending, q[5] }
+return { "paid", ticket, q[5] }

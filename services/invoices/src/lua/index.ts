@@ -1,5 +1,5 @@
 import { luaSlot, RUNTIME_LUA, scriptsIn, type LuaValue } from "@starpost/runtime";
-import { logSlots, UPDATE_LOG_LUA } from "@starpost/update-log";
+import { logSlots, ticketOf, UPDATE_LOG_LUA } from "@starpost/update-log";
 
 const { one, rest } = luaSlot;
 
@@ -81,7 +81,7 @@ export const invoiceScripts = {
                 what: a as "bot_not_found" | "chat_not_found" | "invoice_message_not_found",
               }
             : /** `appended` is false when the update was dropped (allowed_updates, the cap). */
-              { outcome: "new" as const, webhook: a === 1, appended: typeof b === "number" },
+              { outcome: "new" as const, drain: ticketOf(a), appended: typeof b === "number" },
   }),
   answerPreCheckout: script("answer-pre-checkout.lua", {
     keys: {
@@ -107,12 +107,12 @@ export const invoiceScripts = {
       announce: one(),
     },
     /**
-     * `webhook`: a paid update went to a webhook bot's log (its drain is due); `detail`: how it
+     * `drain`: a paid update opened a webhook bot's drain epoch (its job is due); `detail`: how it
      * ended, as the answer channel's message tells it ("paid <charge id>", "failed <why>").
      */
     reply: ([answer, webhookOrWhy, chargeId]: [string, (number | string)?, string?]) => ({
       answer: answer as "invalid" | "declined" | "failed" | "paid",
-      webhook: webhookOrWhy === 1,
+      drain: answer === "paid" ? ticketOf(webhookOrWhy) : undefined,
       detail: answer === "paid" ? `paid ${chargeId}` : answer === "failed" ? `failed ${webhookOrWhy}` : undefined,
     }),
   }),
@@ -137,9 +137,9 @@ export const invoiceScripts = {
       message: one(),
       transaction: one(),
     },
-    reply: ([status, webhook]: [string, number?]) => ({
+    reply: ([status, ticket]: [string, (number | string)?]) => ({
       status: status as "user_not_found" | "not_found" | "already_refunded" | "refunded",
-      webhook: webhook === 1,
+      drain: ticketOf(ticket),
     }),
   }),
   renewSubscription: script("renew-subscription.lua", {
@@ -166,7 +166,7 @@ export const invoiceScripts = {
         ? { status: "none" as const, clock: Number(detail) }
         : status === "ended"
           ? { status: "ended" as const, firstChargeId: String(detail) }
-          : { status: "renewed" as const, webhook: detail === 1 },
+          : { status: "renewed" as const, drain: ticketOf(detail) },
   }),
   editSubscription: script("edit-subscription.lua", {
     keys: { users: one(), subscriptions: one() },

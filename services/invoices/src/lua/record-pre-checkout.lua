@@ -23,7 +23,7 @@
   For an invoice message the step reads the bot, the chat and the invoice message, and fills the
   marks (fill.lua) of the update, the amount and the fields: amount (the price), payload (the
   invoice payload as a JSON string), payload_text (as stored) and chat (the stored Chat JSON).
-  Returns { "new", webhook (0/1), update_id or the reason it was dropped },
+  Returns { "new", drain ticket (log_close's, 0 for none), update_id or the reason it was dropped },
   { "repeat", the first query's id, 1 when the fingerprint matches else 0 },
   { "refused", "stars_not_enough" | "already_subscribed" } or
   { "missing", "bot_not_found" | "chat_not_found" | "invoice_message_not_found" }.

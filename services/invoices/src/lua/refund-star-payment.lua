@@ -13,7 +13,7 @@
   ARGV[9] message: the refunded_payment Message    ARGV[10] transaction: the StarTransaction
   (templates of payment-json.ts, filled in by fill.lua)
   A refund is a "refund" entry of the bot's activity log (KEYS[5]).
-  Returns { "user_not_found" }, { "not_found" }, { "already_refunded" } or { "refunded", webhook (0/1) }.
+  Returns { "user_not_found" }, { "not_found" }, { "already_refunded" } or { "refunded", drain ticket (log_close's, 0 for none) }.
 ]]
 --!include update-log.lua
 --!include fill.lua

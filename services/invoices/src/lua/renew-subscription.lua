@@ -19,7 +19,7 @@
   ARGV[10] transaction: the StarTransaction    ARGV[11] refunded: the new charge's refunded_payment
   (templates of payment-json.ts, filled in by fill.lua)
   A renewal, or an end, is a "renewal" entry of the bot's activity log (KEYS[5]).
-  Returns { "none", the bot's clock (Unix s) }, { "ended", first charge id } or { "renewed", webhook (0/1) }.
+  Returns { "none", the bot's clock (Unix s) }, { "ended", first charge id } or { "renewed", drain ticket (log_close's, 0 for none) }.
 ]]
 --!include update-log.lua
 --!include fill.lua

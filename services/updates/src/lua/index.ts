@@ -1,5 +1,5 @@
 import { luaSlot, RUNTIME_LUA, scriptsIn, type LuaValue } from "@starpost/runtime";
-import { UPDATE_LOG_LUA, type AllowedMode } from "@starpost/update-log";
+import { ticketOf, UPDATE_LOG_LUA, type AllowedMode } from "@starpost/update-log";
 
 const { one, rest } = luaSlot;
 
@@ -58,8 +58,9 @@ export const updatesScripts = {
       fieldValues: one<number>(),
       values: rest(),
     },
-    reply: ([result, pending]: [SetWebhookResult, number?]) =>
-      result === "set" ? { result, pending: pending! } : { result },
+    /** `ticket`: the new webhook's first drain epoch, when updates are pending. */
+    reply: ([result, ticket]: [SetWebhookResult, string?]) =>
+      result === "set" ? { result, ticket: ticketOf(ticket) } : { result },
   }),
   deleteWebhook: script("delete-webhook.lua", {
     keys: { webhook: one(), status: one(), log: one(), allowedUpdates: one() },

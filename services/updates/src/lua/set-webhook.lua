@@ -7,7 +7,8 @@
   run's mark stays, see keys.webhookStatus), ends the
   bot's poll claim and announces the change on the bot's wake channel (a waiting poll, on any
   gateway, answers 409; a drain running for the old webhook re-reads it at once). The caller then
-  makes sure a drain runs when updates are pending (the returned count).
+  makes sure a drain runs when updates are pending: the step opens the new webhook's first drain
+  epoch (drain-epoch.lua) and returns its ticket.
   KEYS[1] webhook: webhook hash    KEYS[2] status: webhook status hash
   KEYS[3] allowedUpdates: allowed_updates set    KEYS[4] log: update log
   KEYS[5] pollOwner: poll owner string    KEYS[6] limit: the once-a-second limit string
@@ -20,9 +21,10 @@
     max_connections, ip_address and certificate first)
   ARGV[9..] values: those N, then the allowed kinds
   Returns { "too_often" }, { "unchanged" }, { verdict } when the address was refused, or
-  { "set", number of pending updates }.
+  { "set", the drain ticket ("" when nothing is pending) }.
 ]]
 --!include allowed-updates.lua
+--!include drain-epoch.lua
 if not redis.call("SET", KEYS[6], "1", "PX", ARGV[5], "NX") then return { "too_often" } end
 local n = tonumber(ARGV[8])
 local kinds = { unpack(ARGV, 9 + n) }
@@ -43,4 +45,4 @@ redis.call("DEL", KEYS[1], KEYS[2], KEYS[5])
 if run then redis.call("HSET", KEYS[2], "retry_at", "run") end
 redis.call("HSET", KEYS[1], unpack(ARGV, 9, 8 + n))
 redis.call("SPUBLISH", ARGV[3], ARGV[4])
-return { "set", redis.call("XLEN", KEYS[4]) }
+return { "set", drain_ensure(KEYS[1], KEYS[4]) }

@@ -123,7 +123,7 @@ export async function setWebhook(
     case "own_endpoint":
       return { outcome: "webhook_own_endpoint", ip: resolved.outcome === "ok" ? resolved.ip : "", port };
   }
-  await deps.deliveryQueue.request(botId, { cause: "webhook_set", pending: set.pending });
+  await deps.deliveryQueue.request(botId, { cause: "webhook_set", ticket: set.ticket });
   deps.logger.info({ botId, maxConnections: config.maxConnections }, "webhook set");
   return ok(true, "Webhook was set");
 }

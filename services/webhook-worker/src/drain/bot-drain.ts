@@ -1,7 +1,15 @@
 import type { Redis } from "ioredis";
 import { keys } from "@starpost/shared";
 import { loadWebhook, webhookFromHash, type Logger, type WebhookConfig } from "@starpost/runtime";
-import { confirmUpdates, decodeEntry, fieldsOf, readEntries, type LogEntry } from "@starpost/update-log";
+import {
+  confirmUpdates,
+  decodeEntry,
+  fieldsOf,
+  readEntries,
+  type DrainEpoch,
+  type DrainFirst,
+  type LogEntry,
+} from "@starpost/update-log";
 import { FRESH, nextRetry, type RetryState } from "../delivery/backoff.ts";
 import type { DeliveryResult, Target } from "../delivery/sender.ts";
 import { failureLabels, type WorkerMetrics } from "../metrics.ts";
@@ -46,8 +54,11 @@ export type DrainOutcome =
   | { reason: "backoff"; retryAt: number; generation: string }
   | { reason: "held"; held: string };
 
-/** A drain job, or the retry timer's run of a bot it holds (see open-drain.lua). */
-export type DrainMode = "job" | "retry";
+/**
+ * A drain job (its epoch's ticket, and what it carries when it may start without reading), or
+ * the retry timer's run of a bot it holds (see open-drain.lua).
+ */
+export type DrainStart = { mode: "job"; ticket: string; first?: DrainFirst } | { mode: "retry" };
 
 /** Updates read from the log at once; more are read when fewer than half remain. */
 const READ_BATCH = 500;
@@ -85,11 +96,17 @@ export class BotDrain {
   private failure: unknown;
   /** handed to the retry timer's slots (`slow.onSlow`): nothing more to ask. */
   private handed = false;
+  /** the drain epoch this drain owns (drain-epoch.lua). */
+  private ticket = "";
+  /** a step closed the epoch (the log is empty): the drain ends, sending nothing more. */
+  private closed = false;
+  /** a step found the webhook or the epoch changed: the drain ends, its updates stay pending. */
+  private superseded = false;
 
   constructor(
     private readonly deps: DrainDeps,
     private readonly botId: string,
-    private readonly mode: DrainMode = "job",
+    private readonly start: DrainStart = { mode: "retry" },
   ) {}
 
   async run(stop: AbortSignal): Promise<DrainOutcome> {
@@ -104,15 +121,30 @@ export class BotDrain {
       await watch.ready;
       this.changed = false;
       this.grown = false; // before the read: a wake-up during it reads again
-      const opened = await workerScripts.openDrain(
-        this.deps.redis,
-        { webhook: keys.webhook(this.botId), status: keys.webhookStatus(this.botId), log: keys.updateLog(this.botId) },
-        { count: READ_BATCH, mode: this.mode },
-      );
-      if (opened.verdict === "stale") return { reason: "stale" };
+      const { start } = this;
+      // A job's first run may start from what the step that opened its epoch carried: a change
+      // since is found by its confirmation (the webhook's generation), a later append by its
+      // wake message or the close (more pending).
+      const opened =
+        start.mode === "job" && start.first
+          ? { verdict: "open", ...start.first, ticket: start.ticket }
+          : await workerScripts.openDrain(
+              this.deps.redis,
+              {
+                webhook: keys.webhook(this.botId),
+                status: keys.webhookStatus(this.botId),
+                log: keys.updateLog(this.botId),
+              },
+              { count: READ_BATCH, mode: start.mode, ticket: start.mode === "job" ? start.ticket : "" },
+            );
+      // A job whose epoch is not the open one leaves the bot to that epoch's job (its end looks again).
+      if (opened.verdict === "stale") return { reason: start.mode === "job" ? "changed" : "stale" };
       if (opened.verdict !== "open" && opened.verdict !== "none") return { reason: "held", held: opened.verdict };
       const config = webhookFromHash(fieldsOf(opened.webhook));
       if (!config) return { reason: "no_webhook" };
+      // A timer's run that finds nothing pending has no epoch to drain.
+      if (!opened.ticket) return { reason: "empty" };
+      this.ticket = opened.ticket;
       this.config = config;
       const status = statusFromHash(fieldsOf(opened.status));
       this.okSeen = status.okSeen;
@@ -133,6 +165,11 @@ export class BotDrain {
     for (;;) {
       if (this.failure) throw this.failure;
       if (!ending && stop.aborted) ending = { reason: "stopped" }; // SIGTERM: finish in-flight requests
+      if (!ending && (this.closed || this.superseded)) {
+        // The epoch closed (the log is empty) or is not this drain's any more: nothing more to send.
+        ending = { reason: this.closed ? "empty" : "changed" };
+        for (const c of this.inflight.values()) c.abort();
+      }
       const now = Date.now();
       // Announced changes at once; the slow re-read only covers a lost announcement.
       if (!ending && (this.changed || now - lastCheck >= this.deps.recheckMs)) {
@@ -152,11 +189,21 @@ export class BotDrain {
       if (!ending) this.dispatch(Date.now());
       if (this.inflight.size === 0) {
         if (ending) return ending;
-        // Nothing buffered, nothing in flight, nothing announced: done. An append racing this end
-        // is scheduled by the follow-up look at the log once the job is gone.
+        // Nothing buffered, nothing in flight, nothing announced: the epoch closes when the log
+        // is empty (an append after that opens the next epoch, with a job of its own); updates
+        // this drain has not seen are read from the start.
         if (this.buffered === 0) {
           if (this.grown || this.more) continue;
-          return { reason: "empty" };
+          const epoch = await workerScripts.closeDrain(
+            this.deps.redis,
+            { webhook: keys.webhook(this.botId), log: keys.updateLog(this.botId) },
+            { ticket: this.ticket },
+          );
+          if (epoch === "closed") return { reason: "empty" };
+          if (epoch === "stale") return { reason: "changed" };
+          this.lastReadId = 0;
+          this.grown = true;
+          continue;
         }
         const next = this.nextWakeup();
         if (next - Date.now() > HOLD_MS || this.deps.crowded())
@@ -261,11 +308,21 @@ export class BotDrain {
     if (q.length > 0) this.queues.set(key, q);
   }
 
-  private async drop(entry: LogEntry): Promise<"done"> {
-    await confirmUpdates(this.deps.redis, this.botId, [entry.update_id], { reason: "expired" });
+  private async drop(entry: LogEntry): Promise<"done" | "keep"> {
+    const { epoch } = await confirmUpdates(this.deps.redis, this.botId, this.ticket, [entry.update_id], {
+      reason: "expired",
+    });
+    if (!this.after(epoch)) return "keep";
     this.retries.delete(entry.update_id);
     this.deps.metrics.dropped.inc();
     return "done";
+  }
+
+  /** Notes what a confirmation found of the epoch; false when nothing was confirmed (the webhook changed). */
+  private after(epoch: DrainEpoch): boolean {
+    if (epoch === "closed") this.closed = true;
+    if (epoch === "stale" || epoch === "changed") this.superseded = true;
+    return epoch !== "changed";
   }
 
   private async onResult(entry: LogEntry, result: DeliveryResult, ms: number): Promise<"done" | "retry" | "keep"> {
@@ -283,7 +340,8 @@ export class BotDrain {
           ...(ignored ? { error: ignored.error } : {}),
           duration_ms: durationMs,
         };
-        await confirmUpdates(redis, this.botId, [entry.update_id], { attempt });
+        const { epoch } = await confirmUpdates(redis, this.botId, this.ticket, [entry.update_id], { attempt });
+        if (!this.after(epoch)) return "keep";
         // Delivered all the same; getWebhookInfo says why a method it may have carried did not run.
         if (ignored) {
           await recordReplyIgnored(redis, this.botId, this.config.generation, ignored.error, Date.now());
@@ -327,8 +385,7 @@ export class BotDrain {
         now,
         attempt,
       });
-      await this.drop(entry);
-      return "done";
+      return this.drop(entry);
     }
     this.retries.set(entry.update_id, decision.state);
     metrics.retryDelay.observe(Math.max(0, decision.state.wakeupAt - now) / 1000);

@@ -51,8 +51,8 @@ export interface RetryTimerDeps {
   logger: Logger;
   /** runs a claimed bot's drain (open-drain.lua's "retry" mode) to its end. */
   run(botId: string, stop: AbortSignal): Promise<DrainOutcome>;
-  /** asks for a drain job (updates are pending and the timer let the bot go). */
-  request(botId: string): Promise<void>;
+  /** asks for the drain job of the bot's open epoch (`ticket`: updates are pending and the timer let the bot go). */
+  request(botId: string, ticket: string): Promise<void>;
   /** the timer's runs at once, at most. */
   slots: number;
   /** a claim lapses this long after it was made or last renewed (a run renews it every third of it). */
@@ -256,10 +256,10 @@ export class RetryTimer {
         await workerScripts.dropRetry(redis, { retries: this.key }, { botId, claimed });
         return;
     }
-    const pending = await workerScripts.releaseRetry(redis, { ...statusKeys(botId), log: keys.updateLog(botId) }, {});
+    const ticket = await workerScripts.releaseRetry(redis, { ...statusKeys(botId), log: keys.updateLog(botId) }, {});
     // The drain job is asked for before the entry goes: a crash between leaves a stale entry
     // (dropped when claimed), never pending updates with nobody to drain them.
-    if (pending > 0) await this.deps.request(botId);
+    if (ticket) await this.deps.request(botId, ticket);
     await workerScripts.dropRetry(redis, { retries: this.key }, { botId, claimed });
   }
 }

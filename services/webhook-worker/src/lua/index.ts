@@ -1,8 +1,9 @@
 import { luaSlot, RUNTIME_LUA, scriptsIn } from "@starpost/runtime";
+import { ticketOf, UPDATE_LOG_LUA } from "@starpost/update-log";
 
 const { one } = luaSlot;
 
-const script = scriptsIn(import.meta.url, [RUNTIME_LUA]);
+const script = scriptsIn(import.meta.url, [UPDATE_LOG_LUA, RUNTIME_LUA]);
 
 const done = (n: number) => n === 1;
 
@@ -12,14 +13,23 @@ type Flat = string[];
 export const workerScripts = {
   openDrain: script("open-drain.lua", {
     keys: { webhook: one(), status: one(), log: one() },
-    args: { count: one<number>(), mode: one<"job" | "retry">() },
-    /** the verdict, the webhook's and the status's hashes as field/value lists, and the log's first rows. */
-    reply: ([verdict, webhook, status, rows]: [string, Flat, Flat, [string, Flat][]]) => ({
+    args: { count: one<number>(), mode: one<"job" | "retry">(), ticket: one() },
+    /**
+     * the verdict, the webhook's and the status's hashes as field/value lists, the log's first
+     * rows and the open drain epoch's ticket.
+     */
+    reply: ([verdict, webhook, status, rows, ticket]: [string, Flat, Flat, [string, Flat][], string]) => ({
       verdict,
       webhook,
       status,
       rows,
+      ticket: ticketOf(ticket),
     }),
+  }),
+  closeDrain: script("close-drain.lua", {
+    keys: { webhook: one(), log: one() },
+    args: { ticket: one() },
+    reply: (epoch: string) => epoch as "closed" | "more" | "stale",
   }),
   parkDrain: script("park-drain.lua", {
     keys: { webhook: one(), status: one() },
@@ -30,8 +40,8 @@ export const workerScripts = {
   releaseRetry: script("release-retry.lua", {
     keys: { webhook: one(), status: one(), log: one() },
     args: {},
-    /** the pending updates of a bot with a webhook, 0 without one. */
-    reply: (n: number) => n,
+    /** the open drain epoch's ticket when updates are pending for the bot's webhook. */
+    reply: (ticket: string) => ticketOf(ticket),
   }),
   claimRetries: script("claim-retries.lua", {
     keys: { retries: one() },

@@ -1,20 +1,30 @@
 --[[
   A drain's start in one round trip: the bot's webhook, its delivery status and the first entries
   of its log, unless the retry timer holds the bot (its status has `retry_at`). A drain job
-  ("job") leaves such a bot alone; the timer's own run ("retry") takes it, marking it "run", and
-  finds nothing to take when the bot left the timer meanwhile (a setWebhook, a success).
+  ("job") leaves such a bot alone, and runs only for the bot's open drain epoch (drain-epoch.lua:
+  its ticket); the timer's own run ("retry") takes the bot, marking it "run", and finds nothing
+  to take when the bot left the timer meanwhile (a setWebhook, a success).
   KEYS[1] webhook: webhook hash    KEYS[2] status: webhook status hash    KEYS[3] log: update log
   ARGV[1] count: entries read at most    ARGV[2] mode: "job" or "retry"
-  Returns { verdict, webhook field/value list, status field/value list, XRANGE rows } where the
-  verdict is "open", "none" (no webhook), "stale" (retry: the timer no longer holds the bot) or,
-  for a job, the timer's `retry_at` (the bot is the timer's).
+  ARGV[3] ticket: the job's epoch ticket (a job's)
+  Returns { verdict, webhook field/value list, status field/value list, XRANGE rows, ticket }
+  where the verdict is "open", "none" (no webhook), "stale" (retry: the timer no longer holds the
+  bot; job: the ticket's epoch is not the open one) or, for a job, the timer's `retry_at` (the bot
+  is the timer's); the ticket is the open epoch's ("" for a run that finds nothing pending).
 ]]
+--!include drain-epoch.lua
 local webhook = redis.call("HGETALL", KEYS[1])
-if #webhook == 0 then return { "none", webhook, {}, {} } end
+if #webhook == 0 then return { "none", webhook, {}, {}, "" } end
 local held = redis.call("HGET", KEYS[2], "retry_at")
-if ARGV[2] == "job" and held then return { held, webhook, {}, {} } end
-if ARGV[2] == "retry" then
-  if not held then return { "stale", webhook, {}, {} } end
+local ticket
+if ARGV[2] == "job" then
+  if held then return { held, webhook, {}, {}, "" } end
+  ticket = ARGV[3]
+  local epoch = tonumber(redis.call("HGET", KEYS[1], "drain") or "0")
+  if epoch <= 0 or drain_ticket(KEYS[1], epoch) ~= ticket then return { "stale", webhook, {}, {}, "" } end
+else
+  if not held then return { "stale", webhook, {}, {}, "" } end
   redis.call("HSET", KEYS[2], "retry_at", "run")
+  ticket = drain_ensure(KEYS[1], KEYS[3])
 end
-return { "open", webhook, redis.call("HGETALL", KEYS[2]), redis.call("XRANGE", KEYS[3], "-", "+", "COUNT", ARGV[1]) }
+return { "open", webhook, redis.call("HGETALL", KEYS[2]), redis.call("XRANGE", KEYS[3], "-", "+", "COUNT", ARGV[1]), ticket }
