@@ -6,6 +6,7 @@
  */
 import { request } from "undici";
 import { freePort, stopProcess } from "@starpost/testkit";
+import { withFloorRedis } from "./lib/ceiling.ts";
 import { inParallel } from "./lib/pool.ts";
 import { cpuMs, startScript } from "./lib/processes.ts";
 import { report, type Figure } from "./lib/report.ts";
@@ -104,8 +105,40 @@ async function peer(): Promise<Run> {
   }
 }
 
+/**
+ * The same pushes (no drain) through the two-hop floor of bench/lib/two-hop.ts, bare or with one
+ * Lua step per push on `redis`: the design's topology with nothing of starpost in it.
+ */
+async function floorPushes(redis?: { url: string; pid: number }): Promise<Run> {
+  const service = await startScript("./two-hop.ts", { ROLE: "service", ...(redis ? { REDIS_URL: redis.url } : {}) });
+  try {
+    const gateway = await startScript("./two-hop.ts", { ROLE: "gateway", SERVICE_PORT: String(service.port) });
+    try {
+      const pids = { gateway: gateway.child.pid!, service: service.child.pid!, ...(redis ? { redis: redis.pid } : {}) };
+      return await timed(pids, async () => {
+        await pushAll((i) => post(`http://127.0.0.1:${gateway.port}/`, { message: message(i) }));
+      });
+    } finally {
+      await stopProcess(gateway.child);
+    }
+  } finally {
+    await stopProcess(service.child);
+  }
+}
+
 const theirs = await peer();
 const ours = await starpost();
+const bareFloor = await floorPushes();
+const durableFloor = await withFloorRedis((redis) => floorPushes(redis));
+const floorFigure = (r: Run, what: string): Figure => ({
+  bench: "peer",
+  name: `${N} messages pushed (no drain), two-hop floor ${what}`,
+  value: r.ms,
+  unit: "ms",
+  ceiling: { name: "peer ms", value: theirs.ms },
+  ratio: theirs.ms / r.ms,
+  note: `the topology with nothing of starpost in it, pushes only: twice the peer needs starpost's whole run under ${Math.round(theirs.ms / 2)} ms; CPU ms: ${cpuNote(r)}`,
+});
 const figures: Figure[] = [
   { bench: "peer", name: `${N} messages pushed + drained, telegram-test-api`, value: theirs.ms, unit: "ms" },
   {
@@ -128,5 +161,7 @@ const figures: Figure[] = [
     ratio: cpuTotal(theirs) / cpuTotal(ours),
     note: `CPU ms over the run: ${cpuNote(ours)}; ${cpuNote(theirs)}`,
   },
+  floorFigure(bareFloor, "(bare)"),
+  floorFigure(durableFloor, `with one Lua step per push (${durability()})`),
 ];
 report(figures);

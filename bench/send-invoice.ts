@@ -5,7 +5,7 @@
  *   node --import tsx bench/run.ts send-invoice
  */
 import { botClient } from "@starpost/testkit";
-import { ceilings, cpuPerCallFigure, floorFigures } from "./lib/ceiling.ts";
+import { ceilings, cpuPerCallFigure, floorFigures, twoHopFloor, withFloorRedis } from "./lib/ceiling.ts";
 import { autocannon, type LoadResult } from "./lib/load.ts";
 import { report } from "./lib/report.ts";
 import { durability, startBenchStack } from "./lib/stack.ts";
@@ -30,6 +30,13 @@ const c = await ceilings({ method: "POST", body, connections: CONNECTIONS });
 const ceiling = strict(c.bare, "bare fastify");
 strict(c.tcp, "two-hop floor (TCP)");
 strict(c.unix, "two-hop floor (Unix socket)");
+// The floor of a service that keeps what it is sent: the TCP floor whose service runs one Lua step
+// on a Redis as durable as starpost's before it answers (sendInvoice runs two: its own and the
+// request log's).
+const durable = strict(
+  await withFloorRedis((redis) => twoHopFloor("tcp", { method: "POST", body, connections: CONNECTIONS }, 1, redis)),
+  "two-hop floor with a Lua step",
+);
 
 const bench = await startBenchStack();
 let ours: LoadResult;
@@ -79,6 +86,23 @@ report([
     ceiling: { name: "bare p99 ms", value: ceiling.p99 },
   },
   ...floorFigures("send-invoice", "sendInvoice", ours, c, ">= 0.6"),
+  {
+    bench: "send-invoice",
+    name: `two-hop floor (TCP) with one Lua step on Redis (${durability()}) ÷ two-hop floor (TCP)`,
+    value: durable.rps,
+    unit: "req/s",
+    ceiling: { name: "floor req/s", value: c.tcp.rps },
+    ratio: durable.rps / c.tcp.rps,
+    note: `CPU ${Math.round(durable.cpuUsPerRequest.floor ?? NaN)} µs per call (gateway, service and redis); the most any service that keeps what it is sent can reach of the floor`,
+  },
+  {
+    bench: "send-invoice",
+    name: "sendInvoice ÷ two-hop floor (TCP) with one Lua step",
+    value: ours.rps,
+    unit: "req/s",
+    ceiling: { name: "floor with a step req/s", value: durable.rps },
+    ratio: ours.rps / durable.rps,
+  },
   { ...cpuPerCallFigure("send-invoice", "sendInvoice", ours, ceiling), target: "<= 130" },
   {
     ...cpuPerCallFigure("send-invoice", "sendInvoice", ours, c.tcp, "floor"),

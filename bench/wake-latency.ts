@@ -8,15 +8,21 @@
  * therefore also times fdatasync of a 200-byte append in the Redis data directory: that is the
  * floor under the wake latency on this disk.
  *
- * A push alone (nothing waiting), timed after the wakes on the warmed stack, is the other floor
- * figure: its p99 against fdatasync's p99 + 3 ms, and the held poll's against the push's + 1 ms.
+ * A push alone (nothing waiting), timed after the wakes and as many pushes alone to warm its path,
+ * is the other floor figure: its p99 against fdatasync's p99 + 3 ms, and the held poll's against
+ * the push's + 1 ms. The same pushes through the two-hop floor with one Lua step on a Redis as
+ * durable show what the topology itself takes.
  *
  *   node --import tsx bench/run.ts wake-latency    (BENCH_WAKE_EVENTS, default 1000; BENCH_WAKE_WARMUP)
  */
 import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { createLogger, createRedis } from "@starpost/runtime";
+import { Agent, request } from "undici";
+import { stopProcess, userMessage } from "@starpost/testkit";
+import { withFloorRedis } from "./lib/ceiling.ts";
 import { percentile } from "./lib/load.ts";
+import { startScript } from "./lib/processes.ts";
 import { report } from "./lib/report.ts";
 import { startBenchStack } from "./lib/stack.ts";
 import { measurePushes, measureWakes } from "./lib/wake.ts";
@@ -43,13 +49,49 @@ function fsyncLatencies(dir: string, n: number): number[] {
   return out;
 }
 
+/**
+ * The same pushes one at a time through the two-hop floor whose service runs one Lua step on a
+ * Redis as durable as the stack's (bench/lib/two-hop.ts), after as many to warm it: the latency of
+ * the design's topology with nothing of starpost in it.
+ */
+async function floorPushLatencies(n: number): Promise<number[]> {
+  return withFloorRedis(async (redis) => {
+    const service = await startScript("./two-hop.ts", { ROLE: "service", REDIS_URL: redis.url });
+    const gateway = await startScript("./two-hop.ts", { ROLE: "gateway", SERVICE_PORT: String(service.port) });
+    const agent = new Agent({ keepAliveTimeout: 60_000 });
+    const out: number[] = [];
+    try {
+      for (let i = 0; i < 2 * n; i++) {
+        const body = JSON.stringify(userMessage(7, `p${i}`));
+        const started = performance.now();
+        await request(`http://127.0.0.1:${gateway.port}/`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body,
+          dispatcher: agent,
+        }).then((r) => r.body.dump());
+        if (i >= n) out.push(performance.now() - started);
+      }
+    } finally {
+      await agent.close();
+      await stopProcess(gateway.child);
+      await stopProcess(service.child);
+    }
+    return out;
+  });
+}
+
 const stack = await startBenchStack();
 const redis = createRedis({ url: stack.redis.url, logger: createLogger("bench", "warn"), role: "bench" });
 try {
   const bot = await stack.platform.createBot();
   const { wakes: latencies, pushes: pushesPolled } = await measureWakes(stack.gatewayUrl, redis, bot, N);
+  // As the floor below: N pushes alone to warm that path (the wakes warmed the one where a poll
+  // waits; V8 still compiles this one's), then N timed.
+  await measurePushes(stack.gatewayUrl, bot, N);
   const pushes = await measurePushes(stack.gatewayUrl, bot, N);
   const fsyncs = fsyncLatencies(stack.redis.dir, N);
+  const floor = await floorPushLatencies(N);
   const [pushP99, fsyncP99] = [percentile(pushes, 99), percentile(fsyncs, 99)];
   report([
     {
@@ -69,7 +111,7 @@ try {
     { bench: "wake-latency", name: "max ingest -> poll answer", value: Math.max(...latencies), unit: "ms" },
     {
       bench: "wake-latency",
-      name: `p50 a push alone, answered (${N} pushes, nothing waiting)`,
+      name: `p50 a push alone, answered (${N} pushes after ${N} to warm up, nothing waiting)`,
       value: percentile(pushes, 50),
       unit: "ms",
     },
@@ -80,6 +122,13 @@ try {
       unit: "ms",
       target: `<= ${(fsyncP99 + 3).toFixed(2)} (fdatasync's p99 + 3 ms)`,
       targetOn: "value",
+    },
+    {
+      bench: "wake-latency",
+      name: `p99 a push alone through the two-hop floor with one Lua step (${N} after ${N} to warm up)`,
+      value: percentile(floor, 99),
+      unit: "ms",
+      note: `p50 ${percentile(floor, 50).toFixed(2)} ms: the topology with nothing of starpost in it`,
     },
     {
       bench: "wake-latency",

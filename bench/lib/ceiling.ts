@@ -5,7 +5,7 @@
 import { rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { stopProcess } from "@starpost/testkit";
+import { startRedis, stopProcess } from "@starpost/testkit";
 import { autocannon, type LoadOptions, type LoadResult } from "./load.ts";
 import { startScript } from "./processes.ts";
 import type { Figure } from "./report.ts";
@@ -63,6 +63,20 @@ export async function twoHopFloor(
   } finally {
     await stopProcess(service.child);
     rmSync(socket, { force: true });
+  }
+}
+
+/**
+ * A private redis-server as durable as the stack under test (BENCH_AOF), for the floors that keep
+ * what they are sent; stopped when `use` ends.
+ */
+export async function withFloorRedis<T>(use: (redis: { url: string; pid: number }) => Promise<T>): Promise<T> {
+  const aof = process.env.BENCH_AOF !== "no";
+  const redis = await startRedis({ appendonly: aof, appendfsync: "always" });
+  try {
+    return await use({ url: redis.url, pid: redis.process.pid! });
+  } finally {
+    await redis.stop();
   }
 }
 
