@@ -22,8 +22,9 @@ export interface UpdateSink {
  * The one way to tell a bot something: runs `step`, a Lua script that appends through
  * update-log.lua, then adds the drain job of the epoch the step opened, when it opened one (its
  * ticket, log_close's value, picked out of the reply by `drain`, with what the job may carry). A
- * request Redis refuses is tried again by this process (DeliveryQueues.request); if this process
- * dies in between, its restart makes the workers sweep.
+ * request Redis refuses is tried again by this process (DeliveryQueues.request); a step that
+ * failed (and may yet be applied, after a timeout) asks Redis again; if this process dies in
+ * between, its restart makes the workers sweep.
  */
 export async function appendThenDeliver<R>(
   sink: UpdateSink,
@@ -31,7 +32,7 @@ export async function appendThenDeliver<R>(
   step: (redis: Redis) => Promise<R>,
   drain: (reply: R) => string | { ticket: string; first?: DrainFirst } | undefined,
 ): Promise<R> {
-  const reply = await step(sink.redis);
+  const reply = await sink.deliveryQueue.guard(botId, sink.redis, step(sink.redis));
   const opened = drain(reply);
   if (opened !== undefined)
     await sink.deliveryQueue.request(botId, {

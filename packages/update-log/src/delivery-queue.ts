@@ -75,6 +75,20 @@ export class DeliveryQueues {
   }
 
   /**
+   * A step that may open the bot's drain epoch: when it fails (a step that timed out may still be
+   * applied, its epoch opened with no job asked for), Redis is asked again once it answers (a
+   * "recheck", kept and retried like any refused request), and the error goes on to the caller.
+   */
+  async guard<T>(botId: string, redis: Redis, step: Promise<T>): Promise<T> {
+    try {
+      return await step;
+    } catch (err) {
+      void this.request(botId, { cause: "recheck", redis });
+      throw err;
+    }
+  }
+
+  /**
    * Asks every worker to sweep every webhook bot once (a process that schedules drains has
    * started: one before it may have died between a step and its request), now and, while Redis
    * refuses, until it takes it.
@@ -146,9 +160,10 @@ export type DrainCause =
   | { cause: "webhook_set"; ticket: string | undefined }
   /**
    * Redis is asked (a webhook set and updates pending?): after a drain ended (`retryAt`: not
-   * before then, after a drain that failed) and on the workers' reconciler passes.
+   * before then, after a drain that failed; `unlessHeld`: not while the retry timer holds the
+   * bot), after a step whose outcome is unknown, and on the workers' reconciler passes.
    */
-  | { cause: "recheck"; redis: Redis; retryAt?: number };
+  | { cause: "recheck"; redis: Redis; retryAt?: number; unlessHeld?: boolean };
 
 /**
  * Makes sure the drain job of the bot's open epoch exists when `why` calls for one. A job that
@@ -171,8 +186,8 @@ export async function requestDrain(queues: DeliveryQueues, botId: string, why: D
       // A change right after is covered by the drain or the next request.
       ticket = await logScripts.pendingForWebhook(
         why.redis,
-        { webhook: keys.webhook(botId), log: keys.updateLog(botId) },
-        {},
+        { webhook: keys.webhook(botId), log: keys.updateLog(botId), status: keys.webhookStatus(botId) },
+        { unlessHeld: why.unlessHeld ? "1" : "0" },
       );
       if (why.retryAt !== undefined) delayMs = Math.max(0, why.retryAt - Date.now());
       break;

@@ -157,7 +157,8 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         .run(signal)
         .finally(() => here.delete(botId));
     },
-    request: (botId, ticket) => track(queue.request(botId, { cause: "appended", ticket })),
+    request: (botId, ticket) =>
+      track(queue.request(botId, ticket ? { cause: "appended", ticket } : { cause: "recheck", redis })),
   });
 
   /**
@@ -263,11 +264,12 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    * A drain that ended with its epoch open (the webhook changed, SIGTERM, a Redis error) looks at
    * the log again once its job is gone, and schedules the epoch's next job. One that closed its
    * epoch ("empty") needs none: an append after the close opened the next epoch, with its own
-   * job. A bot the retry timer holds is the timer's: no follow-up.
+   * job. A bot the retry timer holds is the timer's: a job that found it "held" looks again only
+   * in case the timer let it go meanwhile (its ask for the epoch's job found this one running).
    */
   const follow = (botId: string, outcome: DrainOutcome["reason"] | "failed", retryAt?: number) => {
-    if (outcome === "empty" || outcome === "backoff" || outcome === "held" || outcome === "handed") return;
-    void track(queue.request(botId, { cause: "recheck", redis, retryAt }));
+    if (outcome === "empty" || outcome === "backoff" || outcome === "handed") return;
+    void track(queue.request(botId, { cause: "recheck", redis, retryAt, unlessHeld: outcome === "held" }));
   };
   /** A request in flight, awaited on close. */
   function track(p: Promise<void>): Promise<void> {

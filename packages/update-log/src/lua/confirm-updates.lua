@@ -22,9 +22,9 @@
 --!include drain-epoch.lua
 if redis.call("EXISTS", KEYS[4]) == 0 then return { 0, "changed" } end
 local ticket = ARGV[6]
-local generation = string.match(ticket, "^(.*)_%d+$")
+local generation, epoch = drain_state(KEYS[6])
 if ARGV[1] ~= "" then activity_add(KEYS[2], "attempt", ARGV[1]) end
-if ticket ~= "" and redis.call("HGET", KEYS[6], "generation") ~= generation then return { 0, "changed" } end
+if ticket ~= "" and generation ~= string.match(ticket, "^(.*)_%d+$") then return { 0, "changed" } end
 local ids = {}
 for i = 7, #ARGV do ids[#ids + 1] = ARGV[i] .. "-0" end
 local again = {}
@@ -40,4 +40,4 @@ local deleted = redis.call("XDEL", KEYS[1], unpack(ids))
 if deleted > 0 then activity_add(KEYS[2], ARGV[2], ARGV[3]) end
 for _, e in ipairs(again) do replay_append(KEYS[1], KEYS[3], KEYS[2], e, "duplicate") end
 if #again > 0 then wake_grew(ARGV[4], ARGV[5]) end
-return { deleted, ticket == "" and "more" or drain_close(KEYS[6], KEYS[1], ticket) }
+return { deleted, ticket == "" and "more" or drain_close(KEYS[6], KEYS[1], ticket, generation, epoch) }

@@ -83,7 +83,13 @@ export const logScripts = {
       if (r[0] === -1) return undefined;
       if (r[0] === -2) {
         const first = JSON.parse(r[2] as string) as (number | string)[];
-        return { results: first.slice(1), repeat: { sameRequest: r[1] === 1 } };
+        // The first call's ticket again: if its job went missing with its answer, this adds it.
+        const ticket = ticketOf(first[0]);
+        return {
+          ...(ticket ? { drain: { ticket } } : {}),
+          results: first.slice(1),
+          repeat: { sameRequest: r[1] === 1 },
+        };
       }
       const ticket = ticketOf(r[0]);
       const carried = r[1] as unknown as 0 | [string[], string[], [string, string[]][]];
@@ -145,8 +151,8 @@ export const logScripts = {
     reply: done,
   }),
   pendingForWebhook: script("pending-for-webhook.lua", {
-    keys: { webhook: one(), log: one() },
-    args: {},
+    keys: { webhook: one(), log: one(), status: one() },
+    args: { unlessHeld: one<"0" | "1">() },
     /** the ticket of the bot's open drain epoch when updates are pending for its webhook. */
     reply: (ticket: string) => ticketOf(ticket),
   }),

@@ -87,29 +87,34 @@ export async function setWebhook(
   // webhook even if this process dies right after the bot's own step.
   if (verdict === "ok") await redis.sadd(keys.webhookBotsOf(botId), botId);
   const fields = Object.entries(webhookFields(config)).flat();
-  const set = await updatesScripts.setWebhook(
+  const set = await deps.deliveryQueue.guard(
+    botId,
     redis,
-    {
-      webhook: keys.webhook(botId),
-      status: keys.webhookStatus(botId),
-      allowedUpdates: keys.allowedUpdates(botId),
-      log: keys.updateLog(botId),
-      pollOwner: keys.pollOwner(botId),
-      limit: keys.webhookSetLimit(botId),
-    },
-    {
-      drop: p.drop_pending_updates ? "1" : "0",
-      allowedMode: allowedMode(p.allowed_updates),
-      wakeChannel: channels.wake.name(botId),
-      message: channels.wake.encode({ kind: "webhook", botId }),
-      limitMs: SET_INTERVAL_MS,
-      // Like the official server: a certificate or drop_pending_updates always sets it again.
-      comparable: p.has_certificate || p.drop_pending_updates ? "0" : "1",
-      verdict,
-      fieldValues: fields.length,
-      values: [...fields, ...(p.allowed_updates ?? [])],
-    },
+    updatesScripts.setWebhook(
+      redis,
+      {
+        webhook: keys.webhook(botId),
+        status: keys.webhookStatus(botId),
+        allowedUpdates: keys.allowedUpdates(botId),
+        log: keys.updateLog(botId),
+        pollOwner: keys.pollOwner(botId),
+        limit: keys.webhookSetLimit(botId),
+      },
+      {
+        drop: p.drop_pending_updates ? "1" : "0",
+        allowedMode: allowedMode(p.allowed_updates),
+        wakeChannel: channels.wake.name(botId),
+        message: channels.wake.encode({ kind: "webhook", botId }),
+        limitMs: SET_INTERVAL_MS,
+        // Like the official server: a certificate or drop_pending_updates always sets it again.
+        comparable: p.has_certificate || p.drop_pending_updates ? "0" : "1",
+        verdict,
+        fieldValues: fields.length,
+        values: [...fields, ...(p.allowed_updates ?? [])],
+      },
+    ),
   );
+
   switch (set.result) {
     case "too_often":
       return { outcome: "set_webhook_too_often" };

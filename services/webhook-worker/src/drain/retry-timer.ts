@@ -51,8 +51,11 @@ export interface RetryTimerDeps {
   logger: Logger;
   /** runs a claimed bot's drain (open-drain.lua's "retry" mode) to its end. */
   run(botId: string, stop: AbortSignal): Promise<DrainOutcome>;
-  /** asks for the drain job of the bot's open epoch (`ticket`: updates are pending and the timer let the bot go). */
-  request(botId: string, ticket: string): Promise<void>;
+  /**
+   * asks for the drain job of the bot's open epoch (`ticket`: updates are pending and the timer let
+   * the bot go), or, without a ticket, for Redis to be asked whether one is wanted.
+   */
+  request(botId: string, ticket?: string): Promise<void>;
   /** the timer's runs at once, at most. */
   slots: number;
   /** a claim lapses this long after it was made or last renewed (a run renews it every third of it). */
@@ -253,7 +256,10 @@ export class RetryTimer {
         await redis.zadd(this.key, "XX", Date.now(), botId);
         return;
       case "stale":
+        // The bot left the timer: a setWebhook, a success, or a release whose answer was lost (an
+        // error after it was sent), which may have left updates with no job asked for.
         await workerScripts.dropRetry(redis, { retries: this.key }, { botId, claimed });
+        await this.deps.request(botId);
         return;
     }
     const ticket = await workerScripts.releaseRetry(redis, { ...statusKeys(botId), log: keys.updateLog(botId) }, {});

@@ -7,4 +7,5 @@
   not the open one, or the webhook changed).
 ]]
 --!include drain-epoch.lua
-return drain_close(KEYS[1], KEYS[2], ARGV[1])
+local generation, epoch = drain_state(KEYS[1])
+return drain_close(KEYS[1], KEYS[2], ARGV[1], generation, epoch)

@@ -15,16 +15,16 @@
 --!include drain-epoch.lua
 local webhook = redis.call("HGETALL", KEYS[1])
 if #webhook == 0 then return { "none", webhook, {}, {}, "" } end
+local generation, epoch = drain_fields(webhook)
 local held = redis.call("HGET", KEYS[2], "retry_at")
-local ticket
+local ticket = drain_ticket(generation, epoch)
 if ARGV[2] == "job" then
   if held then return { held, webhook, {}, {}, "" } end
-  ticket = ARGV[3]
-  local epoch = tonumber(redis.call("HGET", KEYS[1], "drain") or "0")
-  if epoch <= 0 or drain_ticket(KEYS[1], epoch) ~= ticket then return { "stale", webhook, {}, {}, "" } end
+  if ticket ~= ARGV[3] then return { "stale", webhook, {}, {}, "" } end
 else
   if not held then return { "stale", webhook, {}, {}, "" } end
   redis.call("HSET", KEYS[2], "retry_at", "run")
-  ticket = drain_ensure(KEYS[1], KEYS[3])
+  -- A bot the timer holds has its epoch open; one that lost it (an older record) opens one now.
+  if not ticket and generation and redis.call("XLEN", KEYS[3]) > 0 then ticket = drain_begin(KEYS[1], generation, epoch) end
 end
-return { "open", webhook, redis.call("HGETALL", KEYS[2]), redis.call("XRANGE", KEYS[3], "-", "+", "COUNT", ARGV[1]), ticket }
+return { "open", webhook, redis.call("HGETALL", KEYS[2]), redis.call("XRANGE", KEYS[3], "-", "+", "COUNT", ARGV[1]), ticket or "" }
