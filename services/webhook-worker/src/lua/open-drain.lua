@@ -16,7 +16,11 @@
 local webhook = redis.call("HGETALL", KEYS[1])
 if #webhook == 0 then return { "none", webhook, {}, {}, "" } end
 local generation, epoch = drain_fields(webhook)
-local held = redis.call("HGET", KEYS[2], "retry_at")
+local status = redis.call("HGETALL", KEYS[2])
+local held, at = nil, nil
+for i = 1, #status, 2 do
+  if status[i] == "retry_at" then held, at = status[i + 1], i + 1 end
+end
 local ticket = drain_ticket(generation, epoch)
 if ARGV[2] == "job" then
   if held then return { held, webhook, {}, {}, "" } end
@@ -24,7 +28,8 @@ if ARGV[2] == "job" then
 else
   if not held then return { "stale", webhook, {}, {}, "" } end
   redis.call("HSET", KEYS[2], "retry_at", "run")
+  status[at] = "run"
   -- A bot the timer holds has its epoch open; one that lost it (an older record) opens one now.
   if not ticket and generation and redis.call("XLEN", KEYS[3]) > 0 then ticket = drain_begin(KEYS[1], generation, epoch) end
 end
-return { "open", webhook, redis.call("HGETALL", KEYS[2]), redis.call("XRANGE", KEYS[3], "-", "+", "COUNT", ARGV[1]), ticket or "" }
+return { "open", webhook, status, redis.call("XRANGE", KEYS[3], "-", "+", "COUNT", ARGV[1]), ticket or "" }

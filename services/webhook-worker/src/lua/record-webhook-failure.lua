@@ -19,6 +19,10 @@ local generation = redis.call("HGET", KEYS[1], "generation")
 if not generation then return 0 end
 activity_add(KEYS[3], "attempt", ARGV[1])
 if generation ~= ARGV[2] then return 0 end
-redis.call("HSET", KEYS[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], "0")
-if ARGV[9] == "" then redis.call("HDEL", KEYS[2], ARGV[8]) else redis.call("HSET", KEYS[2], ARGV[8], ARGV[9]) end
+if ARGV[9] == "" then
+  redis.call("HSET", KEYS[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], "0")
+  redis.call("HDEL", KEYS[2], ARGV[8])
+else
+  redis.call("HSET", KEYS[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], "0", ARGV[8], ARGV[9])
+end
 return 1
