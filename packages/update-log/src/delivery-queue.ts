@@ -3,7 +3,7 @@ import type { Redis } from "ioredis";
 import { DELIVERY_SHARDS, keys, shardOf } from "@starpost/shared";
 import type { Logger } from "@starpost/runtime";
 import { logScripts, type DrainFirst } from "./lua/index.ts";
-import { drainJobId } from "./ticket.ts";
+import { drainJobId, RECHECK_DELAY_MS } from "./ticket.ts";
 
 /**
  * Webhook delivery jobs: one BullMQ job drains one bot's log for one drain epoch (ticket.ts). An
@@ -168,7 +168,8 @@ export type DrainCause =
 /**
  * Makes sure the drain job of the bot's open epoch exists when `why` calls for one. A job that
  * exists (waiting, running or delayed) is kept: the job id names the epoch (a running drain
- * notices new webhook settings by itself). Resolves to whether a drain was asked for.
+ * notices new webhook settings by itself). A recheck's job waits RECHECK_DELAY_MS (see
+ * ticket.ts). Resolves to whether a drain was asked for.
  */
 export async function requestDrain(queues: DeliveryQueues, botId: string, why: DrainCause): Promise<boolean> {
   let delayMs = 0;
@@ -189,7 +190,7 @@ export async function requestDrain(queues: DeliveryQueues, botId: string, why: D
         { webhook: keys.webhook(botId), log: keys.updateLog(botId), status: keys.webhookStatus(botId) },
         { unlessHeld: why.unlessHeld ? "1" : "0" },
       );
-      if (why.retryAt !== undefined) delayMs = Math.max(0, why.retryAt - Date.now());
+      delayMs = Math.max(RECHECK_DELAY_MS, (why.retryAt ?? 0) - Date.now());
       break;
   }
   if (ticket === undefined) return false;

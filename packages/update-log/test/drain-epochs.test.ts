@@ -5,9 +5,11 @@ import { createLogger, createRedis } from "@starpost/runtime";
 import {
   appendThenDeliver,
   appendUpdatesOnce,
+  CARRIED_FRESH_MS,
   confirmUpdates,
   createDeliveryQueue,
   drainJobId,
+  RECHECK_DELAY_MS,
   type DeliveryQueues,
   type DrainJob,
 } from "@starpost/update-log";
@@ -113,6 +115,11 @@ describe("drain epochs", () => {
     );
     await expect(applied).rejects.toThrow("Command timed out");
     await eventually(async () => (await jobOf(botId, `g${botId}_1`)) !== undefined, 10_000, "the epoch's job");
+    // A recheck's job waits longer than a carried job is trusted (ticket.ts).
+    const job = (await jobOf(botId, `g${botId}_1`))!;
+    expect(await job.getState()).toBe("delayed");
+    expect(job.opts.delay).toBeGreaterThanOrEqual(RECHECK_DELAY_MS);
+    expect(RECHECK_DELAY_MS).toBeGreaterThan(CARRIED_FRESH_MS);
   });
 
   it("a push repeated with its idempotency key asks for the first call's job again", async () => {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import type { Redis } from "ioredis";
 import { keys } from "@starpost/shared";
 import { ChannelRouter, isStorageUnavailable, OwnEndpoints, Registry, type Logger } from "@starpost/runtime";
-import { createDeliveryQueue, type DrainJob } from "@starpost/update-log";
+import { CARRIED_FRESH_MS, createDeliveryQueue, type DrainJob } from "@starpost/update-log";
 import { createHttpServer, registerOps, type ServiceClient } from "@starpost/http";
 import { WORKER_BUSY, WORKER_BUSY_EVERY_MS } from "./busy.ts";
 import { WebhookSender, type SenderOptions } from "./delivery/sender.ts";
@@ -19,8 +19,6 @@ import { replyMethodRunner } from "./reply-method.ts";
 
 /** How long an idle BullMQ worker blocks for (one per queue shard per process). */
 const IDLE_BLOCK_S = 30;
-/** A drain job started later than this after its push reads the bot instead of using what it carries. */
-const FIRST_FRESH_MS = 1000;
 
 export interface WorkerDeps {
   redis: Redis;
@@ -66,7 +64,7 @@ export interface DeliveryWorkerDeps extends WorkerDeps {
   sender: SenderOptions;
   /** failing bots whose oldest pending update a scrape reads (METRICS_PENDING_SAMPLE). */
   pendingSample: number;
-  /** FIRST_FRESH_MS unless given (tests). */
+  /** CARRIED_FRESH_MS unless given (tests). */
   firstFreshMs?: number;
 }
 
@@ -212,11 +210,16 @@ export function buildWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     // Handed over, the drain is the timer's: it ends at its next wait for a retry, as a timer run does.
     const crowded = () => handing !== undefined || shardCrowded();
     // What the job carries is the bot as its epoch opened: used by the job's first run, started
-    // within FIRST_FRESH_MS of the push (a webhook replaced since is found by the confirmation,
-    // which keeps the update for the new one), not by a run again after its worker died
-    // (attemptsStarted counts BullMQ's starts of the job) nor by a job that waited in a backlog.
-    const fresh = job.attemptsStarted <= 1 && Date.now() - job.timestamp < (deps.firstFreshMs ?? FIRST_FRESH_MS);
-    const start = { mode: "job" as const, ticket: job.data.ticket, first: fresh ? job.data.first : undefined };
+    // within CARRIED_FRESH_MS of the step (a webhook replaced since is found by the confirmation,
+    // which keeps the update for the new one; a recheck's job of the same epoch waits longer), not
+    // by a run again after its worker died (attemptsStarted counts BullMQ's starts of the job) nor
+    // by a job that waited in a backlog.
+    const { first } = job.data;
+    const fresh =
+      first !== undefined &&
+      job.attemptsStarted <= 1 &&
+      Date.now() - first.at < (deps.firstFreshMs ?? CARRIED_FRESH_MS);
+    const start = { mode: "job" as const, ticket: job.data.ticket, first: fresh ? first : undefined };
     const run = new BotDrain({ ...drainDeps, crowded, slow: { ms: deps.slowMs, onSlow } }, botId, start).run(
       own.signal,
     );

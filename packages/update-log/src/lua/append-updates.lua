@@ -26,11 +26,13 @@
   ticket is log_close's (a drain epoch this step opened, else 0), `first` is 0 or, when this step
   opened the epoch of a bot the retry timer does not hold and the whole log is small, what a drain
   job carries so that it starts without reading (open-drain.lua's reply: the webhook and status
-  hashes and the log's rows), and each r is the update_id assigned, or the reason the update was
-  dropped ("not_allowed", "too_many_pending"), followed, for an update recorded in a history, by
-  its message id; or, for a key already used, { -2, 1 when the fingerprint matches else 0, the
+  hashes and the log's rows; then the step's time, Unix ms), and each r is the update_id
+  assigned, or the reason the update was dropped ("not_allowed", "too_many_pending"), followed,
+  for an update recorded in a history, by its message id; or, for a key already used, { -2, 1 when the fingerprint matches else 0, the
   first reply as JSON ({ ticket, r1, r2, ... }) }.
 ]]
+
+--!include update-log.lua
 
 -- A drain job carries the log when it holds at most this many entries of at most this many bytes.
 local CARRY_ROWS = 16
@@ -45,9 +47,9 @@ local function drain_first(ticket)
     for _, v in ipairs(row[2]) do bytes = bytes + #v end
   end
   if bytes > CARRY_BYTES then return 0 end
-  return { redis.call("HGETALL", KEYS[4]), redis.call("HGETALL", KEYS[15]), rows }
+  return { redis.call("HGETALL", KEYS[4]), redis.call("HGETALL", KEYS[15]), rows, now_ms() }
 end
---!include update-log.lua
+
 if redis.call("EXISTS", KEYS[6]) == 0 then return { -1 } end
 local keyed = ARGV[6] ~= "0"
 if keyed then

@@ -35,11 +35,16 @@ export const logSlots = {
   kind: () => run(3),
 };
 
-/** What a drain job starts from without reading: open-drain.lua's webhook and status hashes (field/value lists) and log rows. */
+/**
+ * What a drain job starts from without reading: open-drain.lua's webhook and status hashes
+ * (field/value lists) and log rows, as the step that opened the epoch left them at `at` (Unix ms,
+ * Redis's clock).
+ */
 export interface DrainFirst {
   webhook: string[];
   status: string[];
   rows: [string, string[]][];
+  at: number;
 }
 
 /** What append-updates.lua answers for a bot that exists. */
@@ -92,8 +97,9 @@ export const logScripts = {
         };
       }
       const ticket = ticketOf(r[0]);
-      const carried = r[1] as unknown as 0 | [string[], string[], [string, string[]][]];
-      const first = carried === 0 ? undefined : { webhook: carried[0], status: carried[1], rows: carried[2] };
+      const carried = r[1] as unknown as 0 | [string[], string[], [string, string[]][], number];
+      const first =
+        carried === 0 ? undefined : { webhook: carried[0], status: carried[1], rows: carried[2], at: carried[3] };
       return { ...(ticket ? { drain: { ticket, ...(first ? { first } : {}) } } : {}), results: r.slice(2) };
     },
   }),
