@@ -28,8 +28,8 @@
   job carries so that it starts without reading (open-drain.lua's reply: the webhook and status
   hashes and the log's rows; then the step's time, Unix ms), and each r is the update_id
   assigned, or the reason the update was dropped ("not_allowed", "too_many_pending"), followed,
-  for an update recorded in a history, by its message id; or, for a key already used, { -2, 1 when the fingerprint matches else 0, the
-  first reply as JSON ({ ticket, r1, r2, ... }) }.
+  for an update recorded in a history, by its message id; or, for a key already used, { -2, 1
+  when the fingerprint matches else 0, the first reply as JSON ({ ticket, r1, r2, ... }) }.
 ]]
 
 --!include update-log.lua

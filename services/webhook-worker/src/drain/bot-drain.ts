@@ -106,7 +106,7 @@ export class BotDrain {
   constructor(
     private readonly deps: DrainDeps,
     private readonly botId: string,
-    private readonly start: DrainStart = { mode: "retry" },
+    private readonly start: DrainStart,
   ) {}
 
   async run(stop: AbortSignal): Promise<DrainOutcome> {
