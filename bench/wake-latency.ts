@@ -11,7 +11,8 @@
  * A push alone (nothing waiting), timed after the wakes and as many pushes alone to warm its path,
  * is the other floor figure: its p99 against fdatasync's p99 + 3 ms, and the held poll's against
  * the push's + 1 ms. The same pushes through the two-hop floor with one Lua step on a Redis as
- * durable show what the topology itself takes.
+ * durable show what the topology itself takes. The services run with --trace-gc-nvp: the updates
+ * service's scavenges during the timed pushes are reported (their pause and what each copied).
  *
  *   node --import tsx bench/run.ts wake-latency    (BENCH_WAKE_EVENTS, default 1000; BENCH_WAKE_WARMUP)
  */
@@ -81,7 +82,24 @@ async function floorPushLatencies(n: number): Promise<number[]> {
   });
 }
 
-const stack = await startBenchStack();
+/**
+ * The updates service's scavenges while the pushes alone are timed (`--trace-gc-nvp`): each one
+ * stops that process, and its pause grows with what survives it. A push alone leaves nothing
+ * behind, so what survives should be only the push in flight.
+ */
+const scavenges: { pause: number; copied: number }[] = [];
+let timing = false;
+const field = (line: string, name: string) => Number(new RegExp(` ${name}=([0-9.]+)`).exec(line)?.[1] ?? NaN);
+const stack = await startBenchStack({
+  nodeArgs: ["--trace-gc-nvp"],
+  onLine: (name, line) => {
+    if (timing && name === "updates" && line.includes(" gc=s "))
+      scavenges.push({
+        pause: field(line, "pause"),
+        copied: field(line, "promoted") + field(line, "new_space_survived"),
+      });
+  },
+});
 const redis = createRedis({ url: stack.redis.url, logger: createLogger("bench", "warn"), role: "bench" });
 try {
   const bot = await stack.platform.createBot();
@@ -89,7 +107,9 @@ try {
   // As the floor below: N pushes alone to warm that path (the wakes warmed the one where a poll
   // waits; V8 still compiles this one's), then N timed.
   await measurePushes(stack.gatewayUrl, bot, N);
+  timing = true;
   const pushes = await measurePushes(stack.gatewayUrl, bot, N);
+  timing = false;
   const fsyncs = fsyncLatencies(stack.redis.dir, N);
   const floor = await floorPushLatencies(N);
   const [pushP99, fsyncP99] = [percentile(pushes, 99), percentile(fsyncs, 99)];
@@ -122,6 +142,13 @@ try {
       unit: "ms",
       target: `<= ${(fsyncP99 + 3).toFixed(2)} (fdatasync's p99 + 3 ms)`,
       targetOn: "value",
+    },
+    {
+      bench: "wake-latency",
+      name: "a scavenge of the updates service during those pushes, mean pause",
+      value: scavenges.reduce((sum, g) => sum + g.pause, 0) / Math.max(1, scavenges.length),
+      unit: "ms",
+      note: `${scavenges.length} scavenges, ${Math.round(scavenges.reduce((sum, g) => sum + g.copied, 0) / Math.max(1, scavenges.length) / 1024)} KB copied each (survived or promoted)`,
     },
     {
       bench: "wake-latency",

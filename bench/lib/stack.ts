@@ -40,6 +40,8 @@ export async function startBenchStack(
     aof?: "always" | "everysec" | "no";
     nodeArgs?: string[];
     dist?: string;
+    /** each line a service prints (its name: "updates", "gateway", …). */
+    onLine?: (name: string, line: string) => void;
   } = {},
 ): Promise<BenchStack> {
   const aof = opts.aof ?? (process.env.BENCH_AOF === "no" ? "no" : "always");
@@ -49,6 +51,7 @@ export async function startBenchStack(
     platformToken: PLATFORM_TOKEN,
     workers: opts.workers ?? 0,
     nodeArgs: opts.nodeArgs,
+    onLine: opts.onLine,
     dist: opts.dist ?? (fromSource() ? undefined : await benchDist()),
     env: { LOG_LEVEL: "warn", ...opts.env },
     extraEnv: process.env.BENCH_INTERNAL === "tcp" ? {} : { INTERNAL_SOCKET_DIR: mkdtempSync(join(tmpdir(), "sp-")) },

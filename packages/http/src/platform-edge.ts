@@ -12,7 +12,7 @@ import {
   keys,
 } from "@starpost/shared";
 import { isBotId } from "@starpost/runtime";
-import { abortOnClose, sendError, sendOutcome } from "./service-app.ts";
+import { CallSignal, sendError, sendOutcome } from "./service-app.ts";
 
 /** What a platform route's handler gets: its path parameters, its parsed body and query. */
 export interface PlatformCall<B = any, Q = any> {
@@ -86,15 +86,18 @@ async function runRow<D>(
   if (body.outcome === "error") return sendError(reply, body.error);
   const query = route.query ? parseWith(route.query, req.query ?? {}) : ok(undefined);
   if (query.outcome === "error") return sendError(reply, query.error);
-  let signal: AbortSignal | undefined;
-  const call: PlatformCall = {
-    botId,
-    params,
-    body: body.result,
-    query: query.result,
-    get signal() {
-      return (signal ??= abortOnClose(reply));
-    },
-  };
+  const call = new Call(reply, botId, params, body.result, query.result);
   return sendOutcome(reply, answer((await row.handler(deps, call)) as never));
+}
+
+class Call extends CallSignal implements PlatformCall {
+  constructor(
+    reply: FastifyReply,
+    readonly botId: string,
+    readonly params: Record<string, string>,
+    readonly body: unknown,
+    readonly query: unknown,
+  ) {
+    super(reply);
+  }
 }

@@ -144,6 +144,24 @@ export function abortOnClose(reply: FastifyReply): AbortSignal {
   return controller.signal;
 }
 
+/**
+ * A call's abort signal (abortOnClose), made only when first read: most calls never wait, so most
+ * never need one. A base class, not a `get signal()` in each call's object literal: a getter in a
+ * literal is a new closure per call, which V8 stores in a new hidden class per call; those classes
+ * stay in the old generation until a full collection and keep each call's whole request (reply,
+ * sockets, buffers) alive through every scavenge meanwhile, megabytes copied per scavenge.
+ */
+export class CallSignal {
+  #signal: AbortSignal | undefined;
+  readonly #reply: FastifyReply;
+  constructor(reply: FastifyReply) {
+    this.#reply = reply;
+  }
+  get signal(): AbortSignal {
+    return (this.#signal ??= abortOnClose(this.#reply));
+  }
+}
+
 export interface OpsOptions {
   registry: Registry;
   /** true when every dependency (Redis, downstream services) answers. */

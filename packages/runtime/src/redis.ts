@@ -45,7 +45,12 @@ export function createRedis(opts: RedisFactoryOptions): Redis {
   const options: RedisOptions = {
     lazyConnect: false,
     retryStrategy,
-    ...(opts.bullmq ? { maxRetriesPerRequest: null } : { maxRetriesPerRequest: 3, enableAutoPipelining: true }),
+    // No autopipelining (ioredis's default): it builds a Pipeline per command batch whose `length`
+    // getter is a fresh closure, so V8 makes a new hidden class each time; those stay in the old
+    // generation until a full collection and hold each command's objects through every scavenge
+    // (a push alone: 1.3 MB copied per scavenge, 3-5 ms pauses). Commands written one by one cost
+    // no throughput in the benches (docs/performance.md, "Scavenges").
+    ...(opts.bullmq ? { maxRetriesPerRequest: null } : { maxRetriesPerRequest: 3 }),
     connectionName: `starpost:${opts.role}`,
     ...(opts.bullmq || opts.blocking || !opts.commandTimeoutMs ? {} : { commandTimeout: opts.commandTimeoutMs }),
   };
@@ -64,10 +69,9 @@ export function createRedis(opts: RedisFactoryOptions): Redis {
 }
 
 function createCluster(nodes: HostPort[], redisOptions: RedisOptions): Redis {
-  const { enableAutoPipelining, retryStrategy: _perNodeRetry, ...perNode } = redisOptions;
+  const { retryStrategy: _perNodeRetry, ...perNode } = redisOptions;
   const cluster = new Cluster(nodes, {
     redisOptions: perNode,
-    enableAutoPipelining: enableAutoPipelining ?? false,
     // The whole cluster unreachable: reconnect with the same backoff as one Redis. A master that
     // fails is waited out: commands are retried (and slots refreshed) while its replica is promoted.
     clusterRetryStrategy: retryStrategy,

@@ -57,7 +57,6 @@ export class BotCache {
   ) {
     const options = {
       maxRetriesPerRequest: 1,
-      enableAutoPipelining: true,
       autoResubscribe: false,
       enableOfflineQueue: false,
     };

@@ -2,8 +2,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Redis } from "ioredis";
 import { Errors, findMethod, METHODS, parseWith, type MethodSpec } from "@starpost/shared";
-import { checkToken } from "@starpost/runtime";
-import { abortOnClose, sendError, sendOutcome, type MethodRow, type ServiceClient } from "@starpost/http";
+import { checkToken, type BotRecord } from "@starpost/runtime";
+import { abortOnClose, CallSignal, sendError, sendOutcome, type MethodRow, type ServiceClient } from "@starpost/http";
 import { GATEWAY_METHODS, type HeldCall } from "../methods.ts";
 import type { PollingDeps } from "../polling/handlers.ts";
 import { readBotParams } from "./body.ts";
@@ -69,16 +69,7 @@ export function registerBotApi(app: FastifyInstance, deps: BotApiDeps) {
       const parsed = parseWith(row.params, params);
       if (parsed.outcome === "error") return sendError(reply, parsed.error);
       // The abort signal is made only for a handler that asks for it (a long poll).
-      let signal: AbortSignal | undefined;
-      const ctx = {
-        botId: auth.bot.id,
-        bot: auth.bot,
-        params: parsed.result,
-        get signal() {
-          return (signal ??= abortOnClose(reply));
-        },
-        stepLog: () => stepLog(req),
-      };
+      const ctx = new GatewayCall(reply, auth.bot, parsed.result, () => stepLog(req));
       return sendOutcome(reply, await row.handler(polling, ctx));
     }
     // Calls to a service are short and run to their end: no abort listener per call.
@@ -86,4 +77,18 @@ export function registerBotApi(app: FastifyInstance, deps: BotApiDeps) {
     return reply.code(answer.status).headers(answer.headers).type("application/json").send(answer.body);
   };
   app.route({ method: ["GET", "POST"], url: "/bot*", handler });
+}
+
+/** A call the gateway answers itself: the bot, its checked params, the signal and the poll's step log. */
+class GatewayCall extends CallSignal implements HeldCall {
+  readonly botId: string;
+  constructor(
+    reply: FastifyReply,
+    readonly bot: BotRecord,
+    readonly params: unknown,
+    readonly stepLog: () => StepLog | undefined,
+  ) {
+    super(reply);
+    this.botId = bot.id;
+  }
 }
