@@ -146,10 +146,10 @@ export function abortOnClose(reply: FastifyReply): AbortSignal {
 
 /**
  * A call's abort signal (abortOnClose), made only when first read: most calls never wait, so most
- * never need one. A base class, not a `get signal()` in each call's object literal: a getter in a
- * literal is a new closure per call, which V8 stores in a new hidden class per call; those classes
- * stay in the old generation until a full collection and keep each call's whole request (reply,
- * sockets, buffers) alive through every scavenge meanwhile, megabytes copied per scavenge.
+ * never need one. A base class, not a `get signal()` in each call's object literal: V8 keeps a
+ * literal's getter in an accessor pair it allocates in the old generation, which holds the getter's
+ * closure, and through it the call's reply and request, through every scavenge until a full
+ * collection (the updates service copied megabytes per scavenge, 4-7 ms pauses).
  */
 export class CallSignal {
   #signal: AbortSignal | undefined;

@@ -45,11 +45,11 @@ export function createRedis(opts: RedisFactoryOptions): Redis {
   const options: RedisOptions = {
     lazyConnect: false,
     retryStrategy,
-    // No autopipelining (ioredis's default): it builds a Pipeline per command batch whose `length`
-    // getter is a fresh closure, so V8 makes a new hidden class each time; those stay in the old
-    // generation until a full collection and hold each command's objects through every scavenge
-    // (a push alone: 1.3 MB copied per scavenge, 3-5 ms pauses). Commands written one by one cost
-    // no throughput in the benches (docs/performance.md, "Scavenges").
+    // No autopipelining (ioredis's default): it builds a Pipeline per batch of commands, which
+    // defines its own `length` getter (a new hidden class and an accessor pair in the old
+    // generation each time), and that holds the batch's commands through every scavenge until a
+    // full collection (a push alone: 1.3 MB copied per scavenge, 3-5 ms pauses). Commands written
+    // one by one cost no throughput in the benches (docs/performance.md, "Scavenges").
     ...(opts.bullmq ? { maxRetriesPerRequest: null } : { maxRetriesPerRequest: 3 }),
     connectionName: `starpost:${opts.role}`,
     ...(opts.bullmq || opts.blocking || !opts.commandTimeoutMs ? {} : { commandTimeout: opts.commandTimeoutMs }),
