@@ -57,6 +57,7 @@ export class BotCache {
   ) {
     const options = {
       maxRetriesPerRequest: 1,
+      enableAutoPipelining: true,
       autoResubscribe: false,
       enableOfflineQueue: false,
     };
