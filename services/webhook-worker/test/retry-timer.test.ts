@@ -109,6 +109,25 @@ describe("the retry timer", () => {
     }
   });
 
+  it("looks at the bot of an entry it drops: updates that a release whose answer was lost left with no drain job go", async () => {
+    const { bot, botId, receiver } = await hookedBot();
+    await t.stack.platform.pushUpdate(bot.id, userMessage(1, "stranded"));
+    // What a release whose answer was lost can leave: the update pending, its epoch open with no
+    // job, and the bot's timer entry with the bot no longer held (no retry_at). The bot is taken
+    // out of the sweep's index, so only the timer can find it.
+    await (await t.queues.forBot(botId).getJob(drainJobId(botId, (await openTicket(t.stack.redis, botId))!)))!.remove();
+    await t.stack.redis.srem(keys.webhookBotsOf(botId), botId);
+    await t.stack.redis.zadd(keys.webhookRetries(), Date.now() - 1, botId);
+    const worker = startWorker(t.stack);
+    try {
+      await receiver.waitFor((got) => got.length === 1, 10_000);
+      expect(receiver.received[0]!.update.message.text).toBe("stranded");
+      expect(await parked(botId)).toBeNull();
+    } finally {
+      await worker.close();
+    }
+  });
+
   it("drops an entry the bot no longer answers to (its status was cleared by setWebhook)", async () => {
     const { botId } = await hookedBot();
     await t.stack.redis.zadd(keys.webhookRetries(), Date.now() - 1, botId);
