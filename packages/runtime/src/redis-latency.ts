@@ -8,7 +8,7 @@ import type { Registry } from "./metrics.ts";
  * the process and builds a context object with the arguments of every command; so the client's
  * `sendCommand`, through which every command, pipelined or not, single Redis or cluster, passes,
  * is wrapped here: one performance.now() pair per command and no allocation, the label's
- * child bound once per client. A test (runtime/test/redis-latency.test.ts) fails if ioredis stops
+ * child bound once per client. A test (runtime/test/redis-client.test.ts) fails if ioredis stops
  * routing commands through it.
  */
 
