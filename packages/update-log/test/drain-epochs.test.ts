@@ -10,6 +10,7 @@ import {
   createDeliveryQueue,
   drainJobId,
   RECHECK_DELAY_MS,
+  requestDrain,
   type DeliveryQueues,
   type DrainJob,
 } from "@starpost/update-log";
@@ -120,6 +121,22 @@ describe("drain epochs", () => {
     expect(await job.getState()).toBe("delayed");
     expect(job.opts.delay).toBeGreaterThanOrEqual(RECHECK_DELAY_MS);
     expect(RECHECK_DELAY_MS).toBeGreaterThan(CARRIED_FRESH_MS);
+  });
+
+  it("a recheck after a job found the bot held asks for nothing while the timer holds it, and for the epoch's job once it let the bot go", async () => {
+    const botId = await webhookBot();
+    await appendUpdate(sink(), botId, "message", message("held"));
+    const ticket = `g${botId}_1`;
+    // That job ran, found the bot held by the retry timer and ended.
+    await (await jobOf(botId, ticket))!.remove();
+    await redis.hset(keys.webhookStatus(botId), "retry_at", String(Date.now() + 60_000));
+    const recheck = { cause: "recheck", redis, unlessHeld: true } as const;
+    expect(await requestDrain(deliveryQueue, botId, recheck)).toBe(false);
+    expect(await jobOf(botId, ticket)).toBeUndefined();
+    // The timer let the bot go while that job ran: its ask for the epoch's job found the job there.
+    await redis.hdel(keys.webhookStatus(botId), "retry_at");
+    expect(await requestDrain(deliveryQueue, botId, recheck)).toBe(true);
+    expect(await jobOf(botId, ticket)).toBeDefined();
   });
 
   it("a push repeated with its idempotency key asks for the first call's job again", async () => {
