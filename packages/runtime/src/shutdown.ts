@@ -13,8 +13,9 @@ export interface ShutdownOptions {
 const unreachable = (c: Redis) => c.status === "connecting" || c.status === "reconnecting";
 
 /**
- * Graceful shutdown on SIGTERM/SIGINT: run `stop` once (stop accepting, finish in-flight work,
- * close Redis), then exit. A second signal, or `stop` taking longer than `graceMs`, exits at once.
+ * Graceful shutdown on SIGTERM/SIGINT, or when the process that started this one over an IPC
+ * channel (the starter of `npm start` and `starpost start`, the testkit's stacks) is gone, however
+ * it ended: run `stop` once (stop accepting, finish in-flight work, close Redis), then exit. A second signal, or `stop` taking longer than `graceMs`, exits at once.
  * Without Redis nothing in flight can be confirmed or handed back (it stays pending there, and is
  * delivered or retried after the restart), so when Redis stays unreachable for `unreachableMs`
  * during the stop, the process exits at once instead of waiting for reconnects.
@@ -55,4 +56,12 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>, opts: Shut
   };
   process.on("SIGTERM", handler);
   process.on("SIGINT", handler);
+  // A starter killed with SIGKILL runs no handler: without this its services would go on (a
+  // worker delivering from a Redis that the next start no longer uses).
+  if (process.channel) {
+    process.channel.unref();
+    process.once("disconnect", () => {
+      if (!stopping) handler("SIGTERM");
+    });
+  }
 }

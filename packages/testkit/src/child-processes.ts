@@ -1,4 +1,5 @@
 import type { ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 
 /**
  * Processes the testkit starts (redis-servers, services). Any still running when this process
@@ -58,4 +59,21 @@ export function stopOnSignal(stop: () => Promise<void>): () => boolean {
   // the starter would keep running with nobody to stop it.
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void run());
   return () => stopping;
+}
+
+/**
+ * True while a process with this pid runs. One that exited and that nobody has waited for yet (a
+ * zombie: its parent died, and the machine's init has not reaped it) has ended too.
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== "ENOENT"; // no /proc on this system: it runs
+  }
 }

@@ -173,7 +173,8 @@ export async function startProcessStack(opts: ProcessStackOptions): Promise<Proc
       spawn(process.execPath, [...(opts.nodeArgs ?? []), ...entry], {
         cwd: REPO_ROOT,
         env: { PATH: process.env.PATH ?? "", ...imageEnv, ...proc.env },
-        stdio: ["ignore", "pipe", "pipe"],
+        // The IPC channel: a service whose starter is gone, however it ended, stops (onShutdown).
+        stdio: ["ignore", "pipe", "pipe", "ipc"],
         detached: opts.ownProcessGroups === true,
       }),
     );

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { forgetServer, recordServer, stopLeftover } from "./redis-leftover.ts";
 
 /**
  * Ports handed to processes the tests start (redis-server, the services) are taken below Linux's
@@ -71,7 +72,8 @@ async function waitForPort(port: number, child: ChildProcess): Promise<void> {
  * Starts a private redis-server on a free port; AOF on when asked; a replica of the server on
  * port `replicaOf` when given; with `maxmemory` (bytes, or with a unit: "1gb"), writes past it
  * are refused, never evicted (`noeviction`). Data goes to a temp dir removed
- * at stop, or to `dir`, which is kept (and stop is a clean shutdown that writes the AOF).
+ * at stop, or to `dir`, which is kept (and stop is a clean shutdown that writes the AOF); a server
+ * a killed starter left working in `dir` is shut down first (redis-leftover.ts).
  */
 export async function startRedis(
   opts: {
@@ -90,7 +92,12 @@ export async function startRedis(
   args.push("--appendonly", opts.appendonly ? "yes" : "no", "--appendfsync", opts.appendfsync ?? "always");
   if (opts.replicaOf) args.push("--replicaof", "127.0.0.1", String(opts.replicaOf));
   if (opts.maxmemory) args.push("--maxmemory", opts.maxmemory, "--maxmemory-policy", "noeviction");
-  const launch = () => track(spawn("redis-server", args, { stdio: "ignore", detached: opts.ownProcessGroup === true }));
+  if (opts.dir) await stopLeftover(opts.dir);
+  const launch = () => {
+    const child = track(spawn("redis-server", args, { stdio: "ignore", detached: opts.ownProcessGroup === true }));
+    if (opts.dir) recordServer(opts.dir, child.pid, port);
+    return child;
+  };
   const server: RedisServer = {
     url: `redis://127.0.0.1:${port}`,
     port,
@@ -103,7 +110,10 @@ export async function startRedis(
       await waitForPort(port, server.process);
     },
     async stop() {
-      if (opts.dir) return stopProcess(server.process, "SIGTERM");
+      if (opts.dir) {
+        await stopProcess(server.process, "SIGTERM");
+        return forgetServer(opts.dir);
+      }
       await stopProcess(server.process, "SIGKILL");
       rmSync(dir, { recursive: true, force: true });
     },

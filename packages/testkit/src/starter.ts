@@ -30,16 +30,6 @@ export function spawnStarter(dataDir: string, env: Record<string, string>, opts:
   return { child, lines, dataDir };
 }
 
-/** True while a process with this pid exists. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * A test's teardown: the starter stops its stack in order (SIGTERM); whatever it left (its
  * processes run in process groups of their own, so they outlive a starter that did not stop them)

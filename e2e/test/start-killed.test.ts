@@ -1,0 +1,61 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, expect, it } from "vitest";
+import {
+  botClient,
+  eventually,
+  freePort,
+  isAlive,
+  Platform,
+  spawnStarter,
+  stopStarter,
+  userMessage,
+  type Starter,
+} from "@starpost/testkit";
+
+/**
+ * A starter killed with SIGKILL runs none of its handlers. Its services see their IPC channel
+ * close and stop by themselves; the redis-server it started in the data dir is shut down by the
+ * next start there before its own starts (two servers on one append-only file would corrupt it),
+ * and what the first stack acknowledged is still there.
+ */
+const dir = mkdtempSync(join(tmpdir(), "starpost-killed-"));
+let first: Starter | undefined;
+let second: Starter | undefined;
+afterAll(async () => {
+  await stopStarter(second);
+  await stopStarter(first);
+  rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+async function running(starter: Starter): Promise<Map<string, number>> {
+  await eventually(
+    () => starter.lines.some((l) => l.startsWith("starpost is running")),
+    60_000,
+    () => starter.lines.join("\n"),
+  );
+  const line = starter.lines.find((l) => l.startsWith("starpost is running"))!;
+  return new Map([...line.matchAll(/([a-z0-9-]+) pid (\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
+}
+
+it("a starter killed with SIGKILL: its services stop, the next start shuts down the redis-server it left, nothing acknowledged is lost", async () => {
+  const port = await freePort();
+  first = spawnStarter(dir, { PORT: String(port), LOG_LEVEL: "warn" });
+  const pids = await running(first);
+  const platform = new Platform(`http://127.0.0.1:${port}`, /Bearer (\S+)/.exec(first.lines.join("\n"))![1]!);
+  const bot = await platform.createBot();
+  expect((await platform.pushUpdate(bot.id, userMessage(1, "kept"))).status).toBe(200);
+
+  first.child.kill("SIGKILL");
+  const services = ["gateway", "invoices", "updates", "webhook-worker-1"];
+  await eventually(() => services.every((name) => !isAlive(pids.get(name)!)), 30_000, "the services stopped");
+  expect(isAlive(pids.get("redis-server")!)).toBe(true);
+
+  const port2 = await freePort();
+  second = spawnStarter(dir, { PORT: String(port2), LOG_LEVEL: "warn" });
+  await running(second);
+  expect(isAlive(pids.get("redis-server")!)).toBe(false);
+  const { body } = await botClient(`http://127.0.0.1:${port2}`, bot.token)("getUpdates", {});
+  expect((body.result as { message: { text: string } }[]).map((u) => u.message.text)).toEqual(["kept"]);
+});
