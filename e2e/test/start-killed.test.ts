@@ -18,7 +18,8 @@ import {
  * A starter killed with SIGKILL runs none of its handlers. Its services see their IPC channel
  * close and stop by themselves; the redis-server it started in the data dir is shut down by the
  * next start there before its own starts (two servers on one append-only file would corrupt it),
- * and what the first stack acknowledged is still there.
+ * and what the first stack acknowledged is still there. A start in a data dir whose starter still
+ * runs is refused instead.
  */
 const dir = mkdtempSync(join(tmpdir(), "starpost-killed-"));
 let first: Starter | undefined;
@@ -39,7 +40,7 @@ async function running(starter: Starter): Promise<Map<string, number>> {
   return new Map([...line.matchAll(/([a-z0-9-]+) pid (\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
 }
 
-it("a starter killed with SIGKILL: its services stop, the next start shuts down the redis-server it left, nothing acknowledged is lost", async () => {
+it("a starter killed with SIGKILL: its services stop, the next start shuts down the redis-server it left, nothing acknowledged is lost; a start beside a running one is refused", async () => {
   const port = await freePort();
   first = spawnStarter(dir, { PORT: String(port), LOG_LEVEL: "warn" });
   const pids = await running(first);
@@ -56,6 +57,15 @@ it("a starter killed with SIGKILL: its services stop, the next start shuts down 
   second = spawnStarter(dir, { PORT: String(port2), LOG_LEVEL: "warn" });
   await running(second);
   expect(isAlive(pids.get("redis-server")!)).toBe(false);
-  const { body } = await botClient(`http://127.0.0.1:${port2}`, bot.token)("getUpdates", {});
-  expect((body.result as { message: { text: string } }[]).map((u) => u.message.text)).toEqual(["kept"]);
-});
+  const bots = botClient(`http://127.0.0.1:${port2}`, bot.token);
+  const texts = async () =>
+    ((await bots("getUpdates", {})).body.result as { message: { text: string } }[]).map((u) => u.message.text);
+  expect(await texts()).toEqual(["kept"]);
+
+  // A start in a data dir whose starter runs is refused, and leaves that stack alone.
+  const third = spawnStarter(dir, { PORT: String(await freePort()), LOG_LEVEL: "warn" });
+  const code = await new Promise<number | null>((resolve) => third.child.once("exit", resolve));
+  expect(code).toBe(1);
+  expect(third.lines.join("\n")).toContain(`starpost is already running in ${dir} (pid ${second.child.pid})`);
+  expect(await texts()).toEqual(["kept"]);
+}, 120_000);

@@ -9,6 +9,7 @@ import { createServer, connect as tcpConnect, type Socket } from "node:net";
 import { connect as tlsConnect } from "node:tls";
 import { ALL_CONFIG_SCHEMAS, ConfigError, parseConfig } from "../../shared/src/config.ts";
 import type { ComposeService } from "../../testkit/src/compose-file.ts";
+import { dirOwner } from "../../testkit/src/redis-leftover.ts";
 
 /** How long Redis at REDIS_URL has to answer a PING: a healthy one answers in a millisecond. */
 const REDIS_CHECK_MS = 3_000;
@@ -33,6 +34,13 @@ export function dataDirUnwritable(dir: string): string | undefined {
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     return `the data dir ${dir} is not writable (${code}): set --data-dir or STARPOST_DATA_DIR to a folder you can write`;
   }
+}
+
+/** No starter runs in the data dir already: both would work on one Redis append-only file. */
+export function dataDirInUse(dir: string): string | undefined {
+  const owner = dirOwner(`${dir}/redis`);
+  if (owner === undefined) return undefined;
+  return `starpost is already running in ${dir} (pid ${owner}): stop it, or set --data-dir or STARPOST_DATA_DIR to another folder`;
 }
 
 /**

@@ -28,7 +28,14 @@ import { startRedis } from "../../testkit/src/redis-server.ts";
 import { Supervisor } from "../../testkit/src/supervisor.ts";
 import { WORKER_BUSY } from "../../../services/webhook-worker/src/busy.ts";
 import { localStackEnv, platformToken } from "../../../scripts/local-stack-env.ts";
-import { badSetting, dataDirUnwritable, portInUse, redisServerMissing, redisUnreachable } from "./preflight.ts";
+import {
+  badSetting,
+  dataDirInUse,
+  dataDirUnwritable,
+  portInUse,
+  redisServerMissing,
+  redisUnreachable,
+} from "./preflight.ts";
 
 export interface StartOptions {
   /** where Redis's data, the logs, the sockets and the platform token are kept. */
@@ -60,7 +67,7 @@ function redisMaxmemory(): string {
 }
 
 export async function start({ dataDir: data, port }: StartOptions): Promise<void> {
-  const missing = redisServerMissing(process.env) ?? dataDirUnwritable(data);
+  const missing = redisServerMissing(process.env) ?? dataDirUnwritable(data) ?? dataDirInUse(data);
   if (missing) fail(missing);
   // Gateway, workers and services share this host: they talk over Unix sockets in <data>/sockets
   // (INTERNAL_SOCKET_DIR); dataDirUnwritable made it, with redis/ and logs/.

@@ -3,11 +3,51 @@ import { join } from "node:path";
 import { Redis } from "ioredis";
 import { isAlive } from "./child-processes.ts";
 
-/** In a kept data dir, the redis-server working there: `{ pid, port }`, removed by a clean stop. */
+/**
+ * In a kept data dir, the redis-server working there and the process that started it (`owner`,
+ * with its start time, to tell it from a process given its pid since): removed by a clean stop.
+ */
 const STATE_FILE = "starpost-redis.json";
 
+interface ServerState {
+  pid: number;
+  port: number;
+  owner: number;
+  ownerStarted: string | undefined;
+}
+
+const readState = (dir: string): ServerState | undefined => {
+  try {
+    return JSON.parse(readFileSync(join(dir, STATE_FILE), "utf8")) as ServerState;
+  } catch {
+    return undefined;
+  }
+};
+
+/** When the process started (ticks since boot, /proc/<pid>/stat's 22nd field); undefined without /proc. */
+function startedAt(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
 export function recordServer(dir: string, pid: number | undefined, port: number): void {
-  if (pid !== undefined) writeFileSync(join(dir, STATE_FILE), JSON.stringify({ pid, port }));
+  if (pid === undefined) return;
+  const state: ServerState = { pid, port, owner: process.pid, ownerStarted: startedAt(process.pid) };
+  writeFileSync(join(dir, STATE_FILE), JSON.stringify(state));
+}
+
+/**
+ * The pid of the process, other than this one, that started the redis-server working in `dir`
+ * and still runs (a starter already running there), if any.
+ */
+export function dirOwner(dir: string): number | undefined {
+  const state = readState(dir);
+  if (!state || state.owner === process.pid || !isAlive(state.owner)) return undefined;
+  return startedAt(state.owner) === state.ownerStarted ? state.owner : undefined;
 }
 
 export function forgetServer(dir: string): void {
@@ -19,15 +59,14 @@ export function forgetServer(dir: string): void {
  * working in `dir`, before another starts there: two servers on one append-only file would
  * corrupt it. SHUTDOWN makes it write its file and exit. It is shut down only if it is the one the
  * state file names: answering on that port, with that pid, working in that dir; a pid or a port
- * taken since by anything else is left alone.
+ * taken since by anything else is left alone. One whose starter still runs is not a leftover:
+ * that is an error.
  */
 export async function stopLeftover(dir: string, deadlineMs = 15_000): Promise<void> {
-  let left: { pid: number; port: number };
-  try {
-    left = JSON.parse(readFileSync(join(dir, STATE_FILE), "utf8")) as { pid: number; port: number };
-  } catch {
-    return;
-  }
+  const left = readState(dir);
+  if (!left) return;
+  const owner = dirOwner(dir);
+  if (owner !== undefined) throw new Error(`process ${owner} runs a redis-server in ${dir}`);
   if (!isAlive(left.pid)) return forgetServer(dir);
   const client = new Redis({
     host: "127.0.0.1",
