@@ -64,7 +64,7 @@ it("a starter killed with SIGKILL: its services stop, the next start shuts down 
 
   // A start in a data dir whose starter runs is refused, and leaves that stack alone.
   const third = spawnStarter(dir, { PORT: String(await freePort()), LOG_LEVEL: "warn" });
-  const code = await new Promise<number | null>((resolve) => third.child.once("exit", resolve));
+  const code = await new Promise<number | null>((resolve) => third.child.once("close", resolve));
   expect(code).toBe(1);
   expect(third.lines.join("\n")).toContain(`starpost is already running in ${dir} (pid ${second.child.pid})`);
   expect(await texts()).toEqual(["kept"]);

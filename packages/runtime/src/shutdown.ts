@@ -57,8 +57,10 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>, opts: Shut
   process.on("SIGTERM", handler);
   process.on("SIGINT", handler);
   // A starter killed with SIGKILL runs no handler: without this its services would go on (a
-  // worker delivering from a Redis that the next start no longer uses).
-  if (process.channel) {
+  // worker delivering from a Redis that the next start no longer uses). `send` stays defined once
+  // the channel is gone, so a starter that died while this process was starting is seen too.
+  if (process.send && !process.connected) handler("SIGTERM");
+  else if (process.channel) {
     process.channel.unref();
     process.once("disconnect", () => {
       if (!stopping) handler("SIGTERM");

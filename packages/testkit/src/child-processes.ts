@@ -1,5 +1,5 @@
 import type { ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
 /**
  * Processes the testkit starts (redis-servers, services). Any still running when this process
@@ -61,6 +61,9 @@ export function stopOnSignal(stop: () => Promise<void>): () => boolean {
   return () => stopping;
 }
 
+/** Whether this system has Linux's /proc (macOS has not). */
+export const HAS_PROC = existsSync("/proc/self/stat");
+
 /**
  * True while a process with this pid runs. One that exited and that nobody has waited for yet (a
  * zombie: its parent died, and the machine's init has not reaped it) has ended too.
@@ -71,9 +74,10 @@ export function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+  if (!HAS_PROC) return true;
   try {
     return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code !== "ENOENT"; // no /proc on this system: it runs
+  } catch {
+    return false; // gone since
   }
 }

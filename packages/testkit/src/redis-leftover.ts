@@ -1,7 +1,7 @@
-import { readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Redis } from "ioredis";
-import { isAlive } from "./child-processes.ts";
+import { HAS_PROC, isAlive } from "./child-processes.ts";
 
 /**
  * In a kept data dir, the redis-server working there and the process that started it (`owner`,
@@ -34,10 +34,27 @@ function startedAt(pid: number): string | undefined {
   }
 }
 
+/** A process's command line as `ps` shows it (redis-server rewrites its own: `redis-server 127.0.0.1:<port>`). */
+function commandOf(pid: number): string | undefined {
+  if (HAS_PROC) {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+    } catch {
+      return undefined;
+    }
+  }
+  const ps = spawnSync("ps", ["-p", String(pid), "-o", "command="], { encoding: "utf8" });
+  return ps.status === 0 ? ps.stdout : undefined;
+}
+
 export function recordServer(dir: string, pid: number | undefined, port: number): void {
   if (pid === undefined) return;
   const state: ServerState = { pid, port, owner: process.pid, ownerStarted: startedAt(process.pid) };
   writeFileSync(join(dir, STATE_FILE), JSON.stringify(state));
+}
+
+export function forgetServer(dir: string): void {
+  rmSync(join(dir, STATE_FILE), { force: true });
 }
 
 /**
@@ -50,17 +67,13 @@ export function dirOwner(dir: string): number | undefined {
   return startedAt(state.owner) === state.ownerStarted ? state.owner : undefined;
 }
 
-export function forgetServer(dir: string): void {
-  rmSync(join(dir, STATE_FILE), { force: true });
-}
-
 /**
- * Shuts down the redis-server that a starter killed with SIGKILL (no handler of its runs) left
- * working in `dir`, before another starts there: two servers on one append-only file would
- * corrupt it. SHUTDOWN makes it write its file and exit. It is shut down only if it is the one the
- * state file names: answering on that port, with that pid, working in that dir; a pid or a port
- * taken since by anything else is left alone. One whose starter still runs is not a leftover:
- * that is an error.
+ * Stops the redis-server that a starter killed with SIGKILL (no handler of its runs) left working
+ * in `dir`, before another starts there: two servers on one append-only file would corrupt it.
+ * It is the one the state file names if that pid is a redis-server serving that port (its title);
+ * SIGTERM makes it write its file and exit, as SHUTDOWN does. A pid taken since by anything else is
+ * left alone; one that cannot be told, or a server that does not stop, is an error, never a second
+ * server beside it. So is a server whose starter still runs.
  */
 export async function stopLeftover(dir: string, deadlineMs = 15_000): Promise<void> {
   const left = readState(dir);
@@ -68,27 +81,14 @@ export async function stopLeftover(dir: string, deadlineMs = 15_000): Promise<vo
   const owner = dirOwner(dir);
   if (owner !== undefined) throw new Error(`process ${owner} runs a redis-server in ${dir}`);
   if (!isAlive(left.pid)) return forgetServer(dir);
-  const client = new Redis({
-    host: "127.0.0.1",
-    port: left.port,
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: 2000,
-    commandTimeout: 2000,
-  });
-  client.on("error", () => undefined);
-  try {
-    await client.connect();
-    const info = await client.info("server");
-    const [, workDir] = (await client.config("GET", "dir")) as [string, string];
-    if (!info.includes(`\nprocess_id:${left.pid}\r`) || realpathSync(workDir) !== realpathSync(dir)) return;
-    await client.call("SHUTDOWN").catch(() => undefined); // its connection closes as it exits
-  } catch {
-    return; // not a redis-server on that port: not ours
-  } finally {
-    client.disconnect();
+  const command = commandOf(left.pid);
+  if (command === undefined) {
+    throw new Error(
+      `process ${left.pid} may be a redis-server left working in ${dir}: stop it, then remove ${STATE_FILE}`,
+    );
   }
+  if (!command.includes("redis-server") || !command.includes(`:${left.port}`)) return forgetServer(dir);
+  process.kill(left.pid, "SIGTERM");
   const until = Date.now() + deadlineMs;
   while (isAlive(left.pid)) {
     if (Date.now() > until) throw new Error(`the redis-server left working in ${dir} (pid ${left.pid}) did not stop`);
