@@ -8,6 +8,7 @@ import {
   freePort,
   isAlive,
   Platform,
+  runningPids,
   spawnStarter,
   stopStarter,
   userMessage,
@@ -30,20 +31,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-async function running(starter: Starter): Promise<Map<string, number>> {
-  await eventually(
-    () => starter.lines.some((l) => l.startsWith("starpost is running")),
-    60_000,
-    () => starter.lines.join("\n"),
-  );
-  const line = starter.lines.find((l) => l.startsWith("starpost is running"))!;
-  return new Map([...line.matchAll(/([a-z0-9-]+) pid (\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
-}
-
 it("a starter killed with SIGKILL: its services stop, the next start shuts down the redis-server it left, nothing acknowledged is lost; a start beside a running one is refused", async () => {
   const port = await freePort();
   first = spawnStarter(dir, { PORT: String(port), LOG_LEVEL: "warn" });
-  const pids = await running(first);
+  const pids = await runningPids(first);
   const platform = new Platform(`http://127.0.0.1:${port}`, /Bearer (\S+)/.exec(first.lines.join("\n"))![1]!);
   const bot = await platform.createBot();
   expect((await platform.pushUpdate(bot.id, userMessage(1, "kept"))).status).toBe(200);
@@ -55,7 +46,7 @@ it("a starter killed with SIGKILL: its services stop, the next start shuts down 
 
   const port2 = await freePort();
   second = spawnStarter(dir, { PORT: String(port2), LOG_LEVEL: "warn" });
-  await running(second);
+  await runningPids(second);
   expect(isAlive(pids.get("redis-server")!)).toBe(false);
   const bots = botClient(`http://127.0.0.1:${port2}`, bot.token);
   const texts = async () =>

@@ -9,6 +9,7 @@ import {
   freePort,
   Platform,
   isAlive,
+  runningPids,
   spawnStarter,
   startReceiver,
   stopStarter,
@@ -46,17 +47,7 @@ it("starts a second webhook worker on demand, restarts a killed service and the 
   });
   const out = start.lines;
   const seen = (re: RegExp) => out.some((l) => re.test(l));
-  await eventually(
-    () => seen(/^starpost is running/),
-    60_000,
-    () => out.join("\n"),
-  );
-  const pids = new Map(
-    [...out.find((l) => l.startsWith("starpost is running"))!.matchAll(/([a-z0-9-]+) pid (\d+)/g)].map((m) => [
-      m[1]!,
-      Number(m[2]),
-    ]),
-  );
+  const pids = await runningPids(start);
   expect([...pids.keys()].sort()).toEqual(["gateway", "invoices", "redis-server", "updates", "webhook-worker-1"]);
 
   // A delivery held by its receiver keeps the one slot of its shard: the worker says it is busy.

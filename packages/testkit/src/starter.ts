@@ -3,6 +3,7 @@ import { readFileSync, readlinkSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { stopProcess, track } from "./child-processes.ts";
 import { REPO_ROOT } from "./compose-file.ts";
+import { eventually } from "./wait.ts";
 
 /** `starpost start` (from the sources) as a test runs it, with the lines it printed. */
 export interface Starter {
@@ -28,6 +29,20 @@ export function spawnStarter(dataDir: string, env: Record<string, string>, opts:
   const lines: string[] = [];
   for (const s of [child.stdout!, child.stderr!]) createInterface({ input: s }).on("line", (l) => lines.push(l));
   return { child, lines, dataDir };
+}
+
+/**
+ * Waits (up to `timeoutMs`) for the starter's "starpost is running" line, and answers the pids
+ * it names, by process ("gateway", "redis-server", "webhook-worker-1", …).
+ */
+export async function runningPids(starter: Starter, timeoutMs = 60_000): Promise<Map<string, number>> {
+  const line = () => starter.lines.find((l) => l.startsWith("starpost is running"));
+  await eventually(
+    () => line() !== undefined,
+    timeoutMs,
+    () => starter.lines.join("\n"),
+  );
+  return new Map([...line()!.matchAll(/([a-z0-9-]+) pid (\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
 }
 
 /**
