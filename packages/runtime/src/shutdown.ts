@@ -15,7 +15,8 @@ const unreachable = (c: Redis) => c.status === "connecting" || c.status === "rec
 /**
  * Graceful shutdown on SIGTERM/SIGINT, or when the process that started this one over an IPC
  * channel (the starter of `npm start` and `starpost start`, the testkit's stacks) is gone, however
- * it ended: run `stop` once (stop accepting, finish in-flight work, close Redis), then exit. A second signal, or `stop` taking longer than `graceMs`, exits at once.
+ * it ended: run `stop` once (stop accepting, finish in-flight work, close Redis), then exit. A
+ * second signal, or `stop` taking longer than `graceMs`, exits at once.
  * Without Redis nothing in flight can be confirmed or handed back (it stays pending there, and is
  * delivered or retried after the restart), so when Redis stays unreachable for `unreachableMs`
  * during the stop, the process exits at once instead of waiting for reconnects.

@@ -65,6 +65,19 @@ export function stopOnSignal(stop: () => Promise<void>): () => boolean {
 export const HAS_PROC = existsSync("/proc/self/stat");
 
 /**
+ * The fields of /proc/<pid>/stat after the command's name (the 3rd field on: state, ppid, …;
+ * [19] is the start time), or undefined without /proc or once the process is gone.
+ */
+export function procStat(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * True while a process with this pid runs. One that exited and that nobody has waited for yet (a
  * zombie: its parent died, and the machine's init has not reaped it) has ended too.
  */
@@ -75,9 +88,6 @@ export function isAlive(pid: number): boolean {
     return false;
   }
   if (!HAS_PROC) return true;
-  try {
-    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false; // gone since
-  }
+  const state = procStat(pid)?.[0];
+  return state !== undefined && state !== "Z";
 }

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { HAS_PROC, isAlive } from "./child-processes.ts";
+import { HAS_PROC, isAlive, procStat } from "./child-processes.ts";
 
 /**
  * In a kept data dir, the redis-server working there and the process that started it (`owner`,
@@ -24,15 +24,8 @@ const readState = (dir: string): ServerState | undefined => {
   }
 };
 
-/** When the process started (ticks since boot, /proc/<pid>/stat's 22nd field); undefined without /proc. */
-function startedAt(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
-}
+/** When the process started (ticks since boot); undefined without /proc. */
+const startedAt = (pid: number): string | undefined => procStat(pid)?.[19];
 
 /** A process's command line as `ps` shows it (redis-server rewrites its own: `redis-server 127.0.0.1:<port>`). */
 function commandOf(pid: number): string | undefined {
